@@ -1,0 +1,44 @@
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/node_modules/**', '**/src/generated/**', '**/coverage/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' },
+    },
+    rules: {
+      'no-console': 'error',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/no-explicit-any': 'error',
+      // Libs are used through their public entry only.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@switchyard/*/*'], message: 'Import a lib from its package root.' },
+            {
+              group: ['**/libs/**', '**/apps/**'],
+              message: 'Import workspace code by package name.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Command-line entry points and tests may talk to the terminal.
+    files: ['**/*.spec.ts', '**/cli.ts', '**/*-cli.ts', 'test/**', 'bench/**', 'deploy/**'],
+    rules: { 'no-console': 'off' },
+  },
+  prettier,
+);

@@ -1,0 +1,25 @@
+// Shared Jest settings: native ESM (NestJS 12 ships only ESM), TypeScript through SWC.
+// Each package's jest.config.mjs spreads this and adds what it needs.
+export const swcTransform = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2023',
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+export const baseConfig = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': swcTransform },
+  // Sources import siblings as `./x.js` (NodeNext); Jest must find `./x.ts`.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/src/**/*.spec.ts'],
+  testTimeout: 30_000,
+};

@@ -1,0 +1,210 @@
+import 'reflect-metadata';
+import {
+  IntegerVariable,
+  ListVariable,
+  OneOfVariable,
+  PortVariable,
+  TextVariable,
+  UrlVariable,
+} from './variables.js';
+
+// Every environment variable the suite reads, grouped by the apps that read it.
+// Each app validates exactly one of the leaf classes at start-up.
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]+(\/\d{1,3})?)$/;
+const SECRET_KEY = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
+
+export class BaseEnv {
+  @OneOfVariable(['development', 'production', 'test'])
+  NODE_ENV: string = 'development';
+
+  @OneOfVariable(LOG_LEVELS)
+  LOG_LEVEL: LogLevel = 'info';
+
+  @TextVariable({ expects: 'an IP address to listen on' })
+  BIND_ADDRESS: string = '0.0.0.0';
+
+  /** How long SIGTERM waits for in-flight requests and jobs before closing anyway. */
+  @IntegerVariable(0, 600_000)
+  SHUTDOWN_GRACE_MS: number = 10_000;
+}
+
+export class RedisEnv extends BaseEnv {
+  @UrlVariable(['redis', 'rediss'])
+  REDIS_URL: string = 'redis://127.0.0.1:6379';
+
+  /** Namespace of every Redis key, channel and queue, so installations and test runs never meet. */
+  @TextVariable({
+    pattern: /^[a-z0-9][a-z0-9_-]{0,31}$/,
+    expects: 'lowercase letters, digits, - or _ (at most 32)',
+  })
+  REDIS_PREFIX: string = 'sy';
+}
+
+export class StoreEnv extends RedisEnv {
+  @UrlVariable(['postgres', 'postgresql'])
+  DATABASE_URL: string = 'postgresql://postgres@127.0.0.1:5432/switchyard';
+
+  @IntegerVariable(1, 200)
+  DATABASE_POOL_SIZE: number = 10;
+}
+
+export class SecretStoreEnv extends StoreEnv {
+  /**
+   * Keys that encrypt upstream secrets at rest: `id:base64-of-32-bytes`, comma-separated.
+   * The first encrypts; all decrypt, so a key can be rotated in without downtime.
+   */
+  @ListVariable(SECRET_KEY, 'id:base64 keys of 32 bytes')
+  SECRET_KEYS!: string[];
+}
+
+export class EdgeEnv extends SecretStoreEnv {
+  @PortVariable()
+  EDGE_PORT: number = 3000;
+
+  @UrlVariable(['http', 'https'])
+  ADMIN_URL: string = 'http://127.0.0.1:3001';
+
+  /** Proxies whose X-Forwarded-For is believed (nginx on loopback, seed §4.2). */
+  @ListVariable(CIDR, 'IP addresses or CIDRs')
+  TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
+
+  @IntegerVariable(1024, 100 * 1024 * 1024)
+  MAX_BODY_BYTES: number = 10 * 1024 * 1024;
+
+  /** No response headers from the upstream within this time: try the next channel. */
+  @IntegerVariable(100, 600_000)
+  UPSTREAM_FIRST_BYTE_TIMEOUT_MS: number = 60_000;
+
+  /** Silence between two chunks of a response after which it is cut. */
+  @IntegerVariable(100, 600_000)
+  UPSTREAM_IDLE_TIMEOUT_MS: number = 300_000;
+
+  @IntegerVariable(1, 10)
+  FAILOVER_ATTEMPTS: number = 3;
+
+  /** Where usage records wait when Redis is unreachable. */
+  @TextVariable()
+  USAGE_SPOOL_DIR: string = 'var/spool/edge';
+}
+
+export class RouterEnv extends SecretStoreEnv {
+  /** Health and metrics only; the router's work arrives over Redis. */
+  @PortVariable()
+  ROUTER_OPS_PORT: number = 3003;
+
+  /** How often automatically disabled keys and open breakers are probed. */
+  @IntegerVariable(100, 3_600_000)
+  PROBE_INTERVAL_MS: number = 60_000;
+}
+
+export class AdminEnv extends SecretStoreEnv {
+  @PortVariable()
+  ADMIN_PORT: number = 3001;
+
+  /** The first gateway administrator, created when none exists. */
+  @TextVariable({
+    optional: true,
+    pattern: /^[A-Za-z0-9_.-]{3,64}$/,
+    expects: '3 to 64 letters, digits, _ . or -',
+  })
+  ADMIN_USERNAME?: string;
+
+  @TextVariable({ optional: true, pattern: /^.{8,256}$/, expects: 'at least 8 characters' })
+  ADMIN_PASSWORD?: string;
+
+  @IntegerVariable(60, 30 * 86_400)
+  SESSION_TTL_SECONDS: number = 12 * 3600;
+}
+
+export class ChatEnv extends SecretStoreEnv {
+  @PortVariable()
+  CHAT_PORT: number = 3002;
+
+  @TextVariable({
+    optional: true,
+    pattern: /^[A-Za-z0-9_.-]{3,64}$/,
+    expects: '3 to 64 letters, digits, _ . or -',
+  })
+  CHAT_ADMIN_USERNAME?: string;
+
+  @TextVariable({ optional: true, pattern: /^.{8,256}$/, expects: 'at least 8 characters' })
+  CHAT_ADMIN_PASSWORD?: string;
+
+  @IntegerVariable(60, 30 * 86_400)
+  SESSION_TTL_SECONDS: number = 7 * 86_400;
+
+  @OneOfVariable(['community', 'plus'])
+  EDITION: string = 'community';
+
+  /** Plus edition: the relay base URLs an API key record may use without a license. */
+  @ListVariable(/^https?:\/\/\S+$/, 'http(s) URLs')
+  RECOMMENDED_RELAYS: string[] = [];
+
+  /** Ed25519 public key (PEM or base64 SPKI) that signs licenses. */
+  @TextVariable({ optional: true })
+  LICENSE_PUBLIC_KEY?: string;
+
+  @IntegerVariable(1000, 600_000)
+  CHAT_UPSTREAM_TIMEOUT_MS: number = 120_000;
+}
+
+export class MeteringEnv extends StoreEnv {
+  @PortVariable()
+  METERING_OPS_PORT: number = 3004;
+
+  /** Raw usage logs older than this are deleted; daily roll-ups are kept. */
+  @IntegerVariable(1, 3650)
+  USAGE_RETENTION_DAYS: number = 90;
+
+  /** Price, in micro-dollars per million tokens (input and output), of a model with no price. */
+  @IntegerVariable(0, 1_000_000_000)
+  DEFAULT_MODEL_PRICE: number = 0;
+}
+
+export class WebEnv extends BaseEnv {
+  @PortVariable()
+  WEB_PORT: number = 8080;
+
+  @UrlVariable(['http', 'https'])
+  CHAT_URL: string = 'http://127.0.0.1:3002';
+}
+
+export class MockUpstreamEnv extends BaseEnv {
+  @PortVariable()
+  MOCK_UPSTREAM_PORT: number = 18080;
+
+  /**
+   * The account pool: `key[:rpm[:tpm[:banned]]]`, comma-separated; `0` is no limit.
+   * Example: `sk-mock-1:60:100000,sk-mock-2:60:100000,sk-mock-banned:0:0:banned`.
+   */
+  @ListVariable(/^[A-Za-z0-9_.-]+(:\d+(:\d+(:banned)?)?)?$/, 'key[:rpm[:tpm[:banned]]] accounts')
+  MOCK_ACCOUNTS: string[] = ['sk-mock-demo'];
+
+  @IntegerVariable(0, 600_000)
+  MOCK_LATENCY_MS: number = 0;
+
+  /** Delay between two streamed chunks. */
+  @IntegerVariable(0, 60_000)
+  MOCK_CHUNK_DELAY_MS: number = 0;
+
+  /** Percentage of requests answered with a 500. */
+  @IntegerVariable(0, 100)
+  MOCK_ERROR_RATE: number = 0;
+}
+
+/** The leaf classes, one per app. */
+export const APP_ENVIRONMENTS = {
+  edge: EdgeEnv,
+  router: RouterEnv,
+  admin: AdminEnv,
+  chat: ChatEnv,
+  metering: MeteringEnv,
+  web: WebEnv,
+  'mock-upstream': MockUpstreamEnv,
+} as const;
+
+export type AppName = keyof typeof APP_ENVIRONMENTS;

@@ -1,0 +1,6 @@
+export * from './environment.js';
+export {
+  ConfigurationError,
+  knownEnvironmentVariables,
+  loadEnvironment,
+} from './load-environment.js';

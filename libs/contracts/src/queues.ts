@@ -1,0 +1,54 @@
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+// BullMQ queues: the name and the class of a job's data.
+
+export const Queues = {
+  /** One job per finished gateway request (job id = request id); consumed by metering. */
+  Usage: 'usage',
+  /** Repeatable maintenance jobs of the metering worker (roll-ups, retention). */
+  UsageMaintenance: 'usage-maintenance',
+} as const;
+
+export const GATEWAY_ENDPOINTS = ['chat.completions', 'embeddings', 'images.generations'] as const;
+export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
+
+export class ReportedUsage {
+  @IsInt() @Min(0) promptTokens!: number;
+  @IsInt() @Min(0) completionTokens!: number;
+}
+
+/** One finished request, as the edge saw it. */
+export class UsageRecord {
+  @IsString() @MaxLength(64) requestId!: string;
+  @IsInt() tokenId!: number;
+  @IsOptional() @IsInt() channelId!: number | null;
+  @IsOptional() @IsInt() keyId!: number | null;
+  @IsIn(GATEWAY_ENDPOINTS) endpoint!: GatewayEndpoint;
+  @IsString() @MaxLength(128) model!: string;
+  @IsOptional() @IsString() @MaxLength(128) upstreamModel!: string | null;
+  @IsBoolean() stream!: boolean;
+  /** The HTTP status the client got (200 also for a stream cut after its start). */
+  @IsInt() status!: number;
+  @IsOptional() @IsString() errorCode!: string | null;
+  /** What the upstream reported; null when it reported nothing. */
+  @IsOptional() @ValidateNested() @Type(() => ReportedUsage) usage!: ReportedUsage | null;
+  /** Only when `usage` is null and an upstream answered: the texts to count with the tokenizer. */
+  @IsOptional() @IsString() promptText?: string;
+  @IsOptional() @IsString() completionText?: string;
+  @IsInt() @Min(0) latencyMs!: number;
+  @IsOptional() @IsInt() @Min(0) firstByteMs!: number | null;
+  @IsInt() @Min(0) attempts!: number;
+  @IsOptional() @IsString() clientIp!: string | null;
+  /** Epoch milliseconds when the request arrived. */
+  @IsInt() requestedAt!: number;
+}

@@ -1,0 +1,92 @@
+import { Type } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+// What the router tells every edge about where requests may go, and what the edges
+// tell the router about how it went.
+
+export const CHANNEL_KINDS = ['single', 'aggregated'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+/** One upstream account as the edges see it: only keys that may take traffic are listed. */
+export class RoutedKey {
+  @IsInt() id!: number;
+  /** Encrypted with the suite's secret keys; edges decrypt it when they first use it. */
+  @IsString() secretCiphertext!: string;
+  @IsOptional() @IsInt() @Min(1) rpm!: number | null;
+  @IsOptional() @IsInt() @Min(1) tpm!: number | null;
+  @IsOptional() @IsInt() @Min(1) concurrency!: number | null;
+  /** Epoch ms until which the account is cooling down after a 429; null when it is not. */
+  @IsOptional() @IsInt() coolingUntil!: number | null;
+}
+
+export class RoutedChannel {
+  @IsInt() id!: number;
+  @IsString() name!: string;
+  @IsIn(CHANNEL_KINDS) kind!: ChannelKind;
+  @IsString() baseUrl!: string;
+  @IsArray() @IsString({ each: true }) models!: string[];
+  @IsObject() modelMapping!: Record<string, string>;
+  @IsInt() priority!: number;
+  @IsInt() @Min(0) weight!: number;
+  @IsArray() @IsString({ each: true }) groups!: string[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedKey) keys!: RoutedKey[];
+}
+
+/** The full routing state. Edges keep the highest version they have seen. */
+export class RoutingSnapshot {
+  @IsInt() @Min(0) version!: number;
+  @IsInt() generatedAt!: number;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedChannel) channels!: RoutedChannel[];
+}
+
+/** How one upstream attempt ended, as far as the health of the channel and key goes. */
+export const OUTCOME_KINDS = [
+  'ok',
+  'banned',
+  'rate_limited',
+  'server_error',
+  'timeout',
+  'connect_error',
+  'client_error',
+] as const;
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
+export class ChannelOutcome {
+  @IsInt() channelId!: number;
+  @IsInt() keyId!: number;
+  @IsIn(OUTCOME_KINDS) kind!: OutcomeKind;
+  @IsOptional() @IsInt() httpStatus?: number;
+  @IsInt() @Min(0) latencyMs!: number;
+  /** From the upstream's Retry-After, when it sent one. */
+  @IsOptional() @IsInt() @Min(0) retryAfterMs?: number;
+  @IsOptional() @IsString() detail?: string;
+  @IsInt() at!: number;
+}
+
+export class ChannelOutcomeBatch {
+  @IsString() edgeId!: string;
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ChannelOutcome)
+  outcomes!: ChannelOutcome[];
+}
+
+/** True when a failure of this kind should send the request to another channel. */
+export function isRetryableOutcome(kind: OutcomeKind): boolean {
+  return kind !== 'ok' && kind !== 'client_error';
+}
+
+export class RoutingSnapshotRequest {
+  @IsOptional() @IsInt() haveVersion?: number;
+  @IsOptional() @IsBoolean() force?: boolean;
+}

@@ -1,0 +1,28 @@
+import { Global, Injectable, Module, type DynamicModule } from '@nestjs/common';
+import { PrismaService, type DatabaseOptions } from './prisma.service.js';
+
+/** Readiness: the database answers a trivial query. */
+@Injectable()
+export class DatabaseReadiness {
+  readonly name = 'postgres';
+  constructor(private readonly prisma: PrismaService) {}
+
+  async check(): Promise<void> {
+    await this.prisma.$queryRaw`SELECT 1`;
+  }
+}
+
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        { provide: PrismaService, useFactory: () => new PrismaService(options) },
+        DatabaseReadiness,
+      ],
+      exports: [PrismaService, DatabaseReadiness],
+    };
+  }
+}

@@ -1,0 +1,24 @@
+export { DatabaseModule, DatabaseReadiness } from './database.module.js';
+export { isRecordNotFound, isUniqueViolation } from './errors.js';
+export { PrismaService, type DatabaseOptions } from './prisma.service.js';
+export { applyMigrations, MigrationError, type MigrationReport } from './migrate/migrator.js';
+export { defaultMigrationsDirectory } from './migrate/paths.js';
+export * from './generated/prisma/enums.js';
+export { Prisma } from './generated/prisma/client.js';
+export type {
+  AdminUser,
+  ApiKeyRecord,
+  AuditLog,
+  Channel,
+  ChannelKey,
+  ChatModel,
+  ChatUser,
+  Conversation,
+  License,
+  Message,
+  ModelPrice,
+  Setting,
+  Token,
+  UsageDaily,
+  UsageLog,
+} from './generated/prisma/client.js';

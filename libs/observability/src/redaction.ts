@@ -1,0 +1,44 @@
+// Secrets must never reach a log line. Named fields are censored by the logger's redact
+// paths; values that look like credentials are masked wherever they appear in the line.
+
+const CREDENTIAL_PATTERNS: RegExp[] = [
+  // Bearer credentials in headers or messages.
+  /(Bearer\s+)[^\s"',;]+/gi,
+  // OpenAI-style keys (ours and most providers'): sk-..., and our session tokens.
+  /\b(sk|sess)-[A-Za-z0-9_-]{6,}/g,
+];
+
+export function maskCredentials(text: string): string {
+  let masked = text;
+  for (const pattern of CREDENTIAL_PATTERNS) {
+    masked = masked.replace(pattern, (match: string, prefix: string) =>
+      prefix && /^bearer/i.test(prefix) ? `${prefix}[redacted]` : `${prefix}-[redacted]`,
+    );
+  }
+  return masked;
+}
+
+/** Field names whose values are censored at any of the first four levels of a log object. */
+export const SECRET_FIELDS = [
+  'authorization',
+  'password',
+  'currentPassword',
+  'newPassword',
+  'passwordHash',
+  'secret',
+  'apiKey',
+  'api_key',
+  'key',
+  'keys',
+  'token',
+  'cookie',
+  'license',
+];
+
+export function redactPaths(): string[] {
+  const paths: string[] = [];
+  for (const field of SECRET_FIELDS) {
+    paths.push(field, `*.${field}`, `*.*.${field}`, `*.*.*.${field}`);
+  }
+  return paths;
+}

@@ -63,6 +63,7 @@ export const API_ERRORS = {
   conflict: 409,
   version_conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   too_many_attempts: 429,
   internal_error: 500,
   bad_gateway: 502,

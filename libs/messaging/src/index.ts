@@ -1,0 +1,12 @@
+export { EventBus, OnEvent, OnMessage } from './event-bus.js';
+export {
+  MessagingModule,
+  QueueConnection,
+  REDIS,
+  RedisReadiness,
+  createRedisClient,
+  type RedisClient,
+} from './messaging.module.js';
+export { inNamespace } from './namespace.js';
+export { InvalidPayloadError, validatePayload } from './payload.js';
+export { NamespacedRedisClient, NamespacedRedisServer, type BusConnection } from './transport.js';

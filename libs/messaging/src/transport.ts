@@ -1,0 +1,69 @@
+import {
+  ClientRedis,
+  ServerRedis,
+  type RedisContext,
+  type RedisOptions,
+} from '@nestjs/microservices';
+import { currentRequestId, runWithRequestId } from '@switchyard/observability';
+import { inNamespace } from './namespace.js';
+
+// Nest's Redis transport with the installation's prefix on every channel, and the
+// request id carried in each packet's metadata so logs on both sides share it.
+
+export interface BusConnection {
+  url: string;
+  prefix: string;
+}
+
+type TransportOptions = NonNullable<RedisOptions['options']>;
+
+function transportOptions(url: string): TransportOptions {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+    // Redis restarts must never end a service's subscriptions for good.
+    retryAttempts: Number.MAX_SAFE_INTEGER,
+    retryDelay: 1_000,
+    // Publishing while Redis is away fails at once instead of queueing in memory.
+    enableOfflineQueue: false,
+  };
+}
+
+interface Metadata {
+  requestId?: string;
+}
+
+export class NamespacedRedisServer extends ServerRedis {
+  constructor(private readonly connection: BusConnection) {
+    super(transportOptions(connection.url));
+    this.setOnProcessingStartHook((_transport, context, done) => {
+      const metadata = (context as RedisContext).getArgs()[1] as Metadata | undefined;
+      return metadata?.requestId ? runWithRequestId(metadata.requestId, done) : done();
+    });
+  }
+
+  // Used both when handlers are registered and when an incoming channel is matched to
+  // one, so it must be idempotent.
+  override normalizePattern(pattern: Parameters<ServerRedis['normalizePattern']>[0]): string {
+    return inNamespace(this.connection.prefix, super.normalizePattern(pattern));
+  }
+}
+
+export class NamespacedRedisClient extends ClientRedis {
+  constructor(private readonly connection: BusConnection) {
+    super(transportOptions(connection.url));
+    this.setOnDispatchHook((packet) => {
+      const requestId = currentRequestId();
+      if (requestId) packet.metadata = { requestId } satisfies Metadata;
+    });
+  }
+
+  override normalizePattern(pattern: Parameters<ClientRedis['normalizePattern']>[0]): string {
+    return inNamespace(this.connection.prefix, super.normalizePattern(pattern));
+  }
+}

@@ -1,0 +1,132 @@
+import {
+  ArgumentsHost,
+  Catch,
+  HttpException,
+  Logger,
+  ValidationPipe,
+  type ExceptionFilter,
+  type ValidationError,
+} from '@nestjs/common';
+import { ApiError, type ApiErrorCode } from '@switchyard/contracts';
+import { type FastifyReply } from 'fastify';
+
+// The error conventions of the admin and chat APIs: every failure is
+// `{"error": {"code", "message", "fields"?}}` with a stable code and the right status.
+
+const STATUS_CODES: Record<number, ApiErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_attempts',
+  502: 'bad_gateway',
+  503: 'service_unavailable',
+};
+
+/** A request the framework refused before any handler ran, in words a client can act on. */
+export interface RefusedRequest {
+  kind: 'invalid_json' | 'payload_too_large' | 'unsupported_media_type' | 'not_found';
+  status: number;
+  message: string;
+}
+
+interface FrameworkError {
+  code?: string;
+  statusCode?: number;
+  message: string;
+}
+
+/** Recognises Fastify's body-parsing refusals (which Nest wraps) and unknown routes. */
+export function refusedRequest(exception: unknown): RefusedRequest | null {
+  const framework = (exception instanceof HttpException ? exception.cause : exception) as
+    FrameworkError | undefined;
+  switch (framework?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { kind: 'payload_too_large', status: 413, message: 'The request body is too large' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        kind: 'unsupported_media_type',
+        status: 415,
+        message: 'The request body must be application/json',
+      };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return {
+        kind: 'invalid_json',
+        status: 400,
+        message: 'The request body is empty; a JSON object is expected',
+      };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { kind: 'invalid_json', status: 400, message: 'The request body is not valid JSON' };
+  }
+  if (exception instanceof SyntaxError) {
+    return {
+      kind: 'invalid_json',
+      status: 400,
+      message: `The request body is not valid JSON: ${exception.message}`,
+    };
+  }
+  if (exception instanceof HttpException && exception.getStatus() === 404) {
+    return { kind: 'not_found', status: 404, message: exception.message };
+  }
+  return null;
+}
+
+export function toApiError(exception: unknown): ApiError {
+  if (exception instanceof ApiError) return exception;
+  const refused = refusedRequest(exception);
+  if (refused) return new ApiError(refused.kind, refused.message);
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    return new ApiError(
+      STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed'),
+      exception.message,
+    );
+  }
+  return new ApiError('internal_error', 'An unexpected error occurred; it has been logged');
+}
+
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const error = toApiError(exception);
+    if (error.status >= 500 && error.code === 'internal_error') {
+      this.logger.error(exception instanceof Error ? exception : String(exception));
+    }
+    host.switchToHttp().getResponse<FastifyReply>().status(error.status).send(error.toBody());
+  }
+}
+
+function flatten(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/** Validates bodies and queries against their DTOs: unknown fields are refused, each bad field named. */
+export function apiValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    exceptionFactory: (errors) => {
+      const fields = flatten(errors);
+      return new ApiError(
+        'validation_failed',
+        `Invalid ${fields
+          .map((f) => f.field)
+          .filter((f, i, all) => all.indexOf(f) === i)
+          .join(', ')}`,
+        fields,
+      );
+    },
+  });
+}

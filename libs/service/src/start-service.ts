@@ -1,0 +1,184 @@
+import 'reflect-metadata';
+import { type DynamicModule, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import {
+  ConfigurationError,
+  loadEnvironment,
+  type AppName,
+  type BaseEnv,
+} from '@switchyard/config';
+import { type EventName, type MessageName } from '@switchyard/contracts';
+import { NamespacedRedisServer, inNamespace, type BusConnection } from '@switchyard/messaging';
+import {
+  HttpMetrics,
+  NestLoggerBridge,
+  REQUEST_ID_HEADER,
+  acceptRequestId,
+  createLogger,
+  runWithRequestId,
+  type Logger,
+} from '@switchyard/observability';
+
+// How every Switchyard service starts and stops: validated environment, JSON logs,
+// request ids, metrics, Fastify, optional Redis transport, graceful shutdown.
+
+export interface ServiceDefinition<E extends BaseEnv> {
+  name: AppName;
+  environment: new () => E;
+  module: (env: E) => DynamicModule;
+  port: (env: E) => number;
+  bodyLimit?: (env: E) => number;
+  /** Subscribes the app to the contract's events and requests over Redis. */
+  bus?: {
+    connection: (env: E) => BusConnection;
+    /** The app refuses to start when one of these has no handler. */
+    requiredHandlers: (EventName | MessageName)[];
+  };
+  /** App-specific HTTP set-up (error handlers, parsers, proxies) before the routes are ready. */
+  configure?: (app: NestFastifyApplication, env: E, logger: Logger) => void | Promise<void>;
+}
+
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export interface RunningService<E> {
+  app: NestFastifyApplication;
+  env: E;
+  logger: Logger;
+  url: string;
+}
+
+/** Builds the app without listening (tests use it with supertest). */
+export async function createService<E extends BaseEnv>(
+  definition: ServiceDefinition<E>,
+  env: E,
+  logger: Logger,
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: definition.bodyLimit?.(env) ?? 1024 * 1024,
+    genReqId: (request: { headers: Record<string, unknown> }) =>
+      acceptRequestId(request.headers[REQUEST_ID_HEADER]),
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(definition.module(env), adapter, {
+    logger: new NestLoggerBridge(logger),
+    abortOnError: false,
+  });
+  installRequestHooks(app, logger);
+  await definition.configure?.(app, env, logger);
+  if (definition.bus) {
+    const server = new NamespacedRedisServer(definition.bus.connection(env));
+    app.connectMicroservice({ strategy: server }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+    assertHandlers(server, definition.bus.connection(env).prefix, definition.bus.requiredHandlers);
+  }
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return app;
+}
+
+function installRequestHooks(app: NestFastifyApplication, logger: Logger): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(HttpMetrics, { strict: false });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    runWithRequestId(request.id, done);
+  });
+  // Body parsing continues on the socket's callbacks, outside the context above: enter
+  // it again for the handler.
+  fastify.addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done));
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.record(request.method, route, reply.statusCode, seconds);
+    if (!QUIET_ROUTES.has(route)) {
+      logger.info(
+        {
+          requestId: request.id,
+          method: request.method,
+          route,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    }
+    done();
+  });
+}
+
+function assertHandlers(server: NamespacedRedisServer, prefix: string, required: string[]): void {
+  const handled = server.getHandlers();
+  const missing = required.filter((name) => !handled.has(inNamespace(prefix, name)));
+  if (missing.length > 0) {
+    throw new Error(`no handler for required message(s): ${missing.join(', ')}`);
+  }
+}
+
+/** The entry point of every app's main.ts. */
+export async function startService<E extends BaseEnv>(
+  definition: ServiceDefinition<E>,
+): Promise<RunningService<E>> {
+  let env: E;
+  try {
+    env = loadEnvironment(definition.environment);
+  } catch (error) {
+    if (error instanceof ConfigurationError) {
+      process.stderr.write(`${definition.name}: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ service: definition.name, level: env.LOG_LEVEL });
+  try {
+    const app = await createService(definition, env, logger);
+    stopGracefully(app, env, logger);
+    const port = definition.port(env);
+    await app.listen({ port, host: env.BIND_ADDRESS });
+    const url = `http://${env.BIND_ADDRESS === '0.0.0.0' ? '127.0.0.1' : env.BIND_ADDRESS}:${port}`;
+    logger.info({ url }, `${definition.name} listening on ${url}`);
+    return { app, env, logger, url };
+  } catch (error) {
+    logger.fatal({ err: error }, `${definition.name} failed to start`);
+    return flushAndExit(logger, 1);
+  }
+}
+
+/**
+ * SIGTERM/SIGINT: readiness turns 503, the server stops accepting and drains in-flight
+ * requests and jobs, then connections close. A drain longer than the grace period is cut.
+ */
+function stopGracefully(app: INestApplication, env: BaseEnv, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight work');
+    setTimeout(() => {
+      logger.warn(
+        { graceMs: env.SHUTDOWN_GRACE_MS },
+        'grace period over; exiting with work still in flight',
+      );
+      void flushAndExit(logger, 1);
+    }, env.SHUTDOWN_GRACE_MS).unref();
+    app
+      .close()
+      .then(() => {
+        logger.info('stopped');
+        void flushAndExit(logger, 0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'error while shutting down');
+        void flushAndExit(logger, 1);
+      });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+/** Logs are written asynchronously: let the last lines out before the process ends. */
+async function flushAndExit(logger: Logger, code: number): Promise<never> {
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  process.exit(code);
+}

@@ -1,0 +1,12 @@
+export { createTestDatabase, dropTestDatabase, query, type TestDatabase } from './databases.js';
+export {
+  eventually,
+  freePort,
+  repositoryRoot,
+  startApp,
+  waitForHttp,
+  type AppName,
+  type AppProcess,
+  type StartOptions,
+} from './processes.js';
+export { clearRedisNamespace, testRedisPrefix } from './redis.js';

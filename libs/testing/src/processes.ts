@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Starts the real, built apps as child processes, the way they run in production, and
+// keeps what they log so tests can read it.
+
+export const repositoryRoot = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../..',
+);
+
+export type AppName = 'edge' | 'router' | 'admin' | 'chat' | 'metering' | 'web' | 'mock-upstream';
+
+const PORT_VARIABLE: Record<AppName, string> = {
+  edge: 'EDGE_PORT',
+  router: 'ROUTER_OPS_PORT',
+  admin: 'ADMIN_PORT',
+  chat: 'CHAT_PORT',
+  metering: 'METERING_OPS_PORT',
+  web: 'WEB_PORT',
+  'mock-upstream': 'MOCK_UPSTREAM_PORT',
+};
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+export interface AppProcess {
+  name: AppName;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code once the process has ended. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string | undefined>;
+  port?: number;
+  /** Path that must answer 200 before the app counts as started. */
+  readyPath?: string;
+  timeoutMs?: number;
+}
+
+export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    BIND_ADDRESS: '127.0.0.1',
+    [PORT_VARIABLE[name]]: String(port),
+    ...options.env,
+  };
+  const child = spawn(
+    process.execPath,
+    [path.join(repositoryRoot, 'apps', name, 'dist', 'main.js')],
+    {
+      env: env as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+
+  const url = `http://127.0.0.1:${port}`;
+  const app: AppProcess = {
+    name,
+    port,
+    url,
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  await waitForHttp(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? 20_000, () => {
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+  });
+  return app;
+}
+
+export async function waitForHttp(
+  url: string,
+  timeoutMs: number,
+  check?: () => void,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    check?.();
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,49 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { type MockUpstreamEnv } from '@switchyard/config';
+import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { apiValidationPipe } from '@switchyard/service';
+import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
+import { ControlController } from './control/control.controller.js';
+import { FaultPlan } from './faults/fault-plan.js';
+import { INITIAL_ACCOUNTS } from './mock-upstream.options.js';
+import { ChatController } from './openai/chat.controller.js';
+import { EmbeddingsController } from './openai/embeddings.controller.js';
+import { ExchangeService } from './openai/exchange.js';
+import { ImagesController } from './openai/images.controller.js';
+import { ModelsController } from './openai/models.controller.js';
+import { ProviderErrorFilter } from './openai/provider-error.filter.js';
+
+@Module({})
+export class MockUpstreamModule {
+  static forRoot(env: MockUpstreamEnv): DynamicModule {
+    const accounts = env.MOCK_ACCOUNTS.map(parseAccountSpec);
+    return {
+      module: MockUpstreamModule,
+      imports: [MetricsModule.forService('mock-upstream'), HealthModule.register([])],
+      controllers: [
+        ChatController,
+        EmbeddingsController,
+        ImagesController,
+        ModelsController,
+        ControlController,
+      ],
+      providers: [
+        { provide: INITIAL_ACCOUNTS, useValue: accounts },
+        { provide: AccountPool, useFactory: () => new AccountPool(accounts) },
+        {
+          provide: FaultPlan,
+          useFactory: () =>
+            new FaultPlan({
+              latencyMs: env.MOCK_LATENCY_MS,
+              chunkDelayMs: env.MOCK_CHUNK_DELAY_MS,
+              errorRate: env.MOCK_ERROR_RATE,
+            }),
+        },
+        ExchangeService,
+        { provide: APP_PIPE, useFactory: apiValidationPipe },
+        { provide: APP_FILTER, useClass: ProviderErrorFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,144 @@
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Injectable } from '@nestjs/common';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { AccountPool, type AccountLease } from '../accounts/account-pool.js';
+import { FaultPlan, type Fault } from '../faults/fault-plan.js';
+import { providerError } from './openai-error.js';
+
+// The part of every request that is the same on each endpoint: who is calling, whether
+// their account may, and what fault the test asked for. What is left for the endpoint is
+// to write its answer.
+
+export interface Exchange {
+  lease: AccountLease;
+  fault: Fault;
+  reply: FastifyReply;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+function bearerKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+}
+
+function maskKey(key: string | undefined): string {
+  return key ? `${key.slice(0, 3)}...${key.slice(-4)}` : '(none)';
+}
+
+@Injectable()
+export class ExchangeService {
+  constructor(
+    private readonly accounts: AccountPool,
+    private readonly faults: FaultPlan,
+  ) {}
+
+  /**
+   * Admits the request and applies its fault. Resolves with the exchange when the endpoint
+   * should answer, or null when the request has already been answered (or left hanging).
+   */
+  async open(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    promptTokens: number,
+  ): Promise<Exchange | null> {
+    const key = bearerKey(request);
+    const admission = this.accounts.admit(key, promptTokens);
+    if (admission.kind === 'unknown') {
+      await reply
+        .status(401)
+        .send(providerError(401, { message: `Incorrect API key provided: ${maskKey(key)}.` }));
+      return null;
+    }
+    if (admission.kind === 'banned') {
+      await reply
+        .status(401)
+        .send(
+          providerError(401, {
+            code: 'account_deactivated',
+            message: 'This account has been deactivated.',
+          }),
+        );
+      return null;
+    }
+    if (admission.kind === 'limited') {
+      const type = admission.limit === 'tokens' ? 'tokens' : 'requests';
+      const message = `Rate limit reached on ${admission.limit} for account ${maskKey(key)}. Please try again in ${admission.retryAfterSeconds}s.`;
+      await reply
+        .status(429)
+        .header('retry-after', String(admission.retryAfterSeconds))
+        .send(providerError(429, { type, message }));
+      return null;
+    }
+
+    const { lease } = admission;
+    const abort = new AbortController();
+    // The response closes either when it is done or when the client hung up first.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+      lease.finish('failed', 0);
+    });
+    const fault = this.faults.resolve(key, request.headers);
+
+    if (fault.hang) {
+      // Nothing is ever sent; the lease ends when the client hangs up.
+      reply.hijack();
+      return null;
+    }
+    if (fault.latencyMs) {
+      try {
+        await sleep(fault.latencyMs, undefined, { signal: abort.signal });
+      } catch {
+        return null;
+      }
+    }
+    if (fault.disconnectAfterChunks === 0 && !fault.status) {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json' });
+      reply.raw.flushHeaders();
+      request.raw.socket.destroy();
+      return null;
+    }
+    if (fault.status) {
+      lease.finish('failed', 0);
+      await reply.status(fault.status).send(providerError(fault.status));
+      return null;
+    }
+    return { lease, fault, reply, signal: abort.signal };
+  }
+}
+
+/** Writes server-sent events with back-pressure, honouring the fault's delays and cut. */
+export async function writeEvents(exchange: Exchange, events: string[]): Promise<boolean> {
+  const { reply, fault, signal } = exchange;
+  reply.hijack();
+  const socket = reply.raw;
+  socket.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  socket.flushHeaders();
+  let sent = 0;
+  for (const event of events) {
+    if (signal.aborted) return false;
+    if (fault.disconnectAfterChunks !== undefined && sent >= fault.disconnectAfterChunks) {
+      // Let what was written reach the client before the connection is cut.
+      await new Promise((resolve) => socket.write('', resolve));
+      socket.destroy();
+      return false;
+    }
+    if (fault.chunkDelayMs && sent > 0) {
+      try {
+        await sleep(fault.chunkDelayMs, undefined, { signal });
+      } catch {
+        return false;
+      }
+    }
+    if (!socket.write(event)) await once(socket, 'drain', { signal }).catch(() => undefined);
+    sent += 1;
+  }
+  socket.end();
+  return true;
+}

@@ -9,4 +9,9 @@ export {
 } from './messaging.module.js';
 export { inNamespace } from './namespace.js';
 export { InvalidPayloadError, validatePayload } from './payload.js';
-export { NamespacedRedisClient, NamespacedRedisServer, type BusConnection } from './transport.js';
+export {
+  NamespacedRedisClient,
+  NamespacedRedisServer,
+  busConnectionOf,
+  type BusConnection,
+} from './transport.js';

@@ -4,6 +4,7 @@ import {
   type RedisContext,
   type RedisOptions,
 } from '@nestjs/microservices';
+import { type RedisEnv } from '@switchyard/config';
 import { currentRequestId, runWithRequestId } from '@switchyard/observability';
 import { inNamespace } from './namespace.js';
 
@@ -13,6 +14,10 @@ import { inNamespace } from './namespace.js';
 export interface BusConnection {
   url: string;
   prefix: string;
+}
+
+export function busConnectionOf(env: RedisEnv): BusConnection {
+  return { url: env.REDIS_URL, prefix: env.REDIS_PREFIX };
 }
 
 type TransportOptions = NonNullable<RedisOptions['options']>;

@@ -47,7 +47,10 @@ export class HealthService implements BeforeApplicationShutdown {
           await withTimeout(dependency.check(), CHECK_TIMEOUT_MS);
           return [dependency.name, { status: 'ok' as const }] as const;
         } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
+          // Driver messages can span lines; the last one says what happened.
+          const message =
+            (error instanceof Error ? error.message : String(error)).trim().split('\n').at(-1) ??
+            '';
           return [dependency.name, { status: 'unavailable' as const, error: message }] as const;
         }
       }),

@@ -52,14 +52,12 @@ export class ExchangeService {
       return null;
     }
     if (admission.kind === 'banned') {
-      await reply
-        .status(401)
-        .send(
-          providerError(401, {
-            code: 'account_deactivated',
-            message: 'This account has been deactivated.',
-          }),
-        );
+      await reply.status(401).send(
+        providerError(401, {
+          code: 'account_deactivated',
+          message: 'This account has been deactivated.',
+        }),
+      );
       return null;
     }
     if (admission.kind === 'limited') {

@@ -1,0 +1,123 @@
+import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
+import { RoutingTable, weightedOrder } from './routing-table.js';
+
+function key(id: number, coolingUntil: number | null = null): RoutedKey {
+  return {
+    id,
+    secretCiphertext: `sealed-${id}`,
+    rpm: null,
+    tpm: null,
+    concurrency: null,
+    coolingUntil,
+  };
+}
+
+function channel(id: number, overrides: Partial<RoutedChannel> = {}): RoutedChannel {
+  return {
+    id,
+    name: `channel ${id}`,
+    kind: 'single',
+    baseUrl: `http://upstream-${id}`,
+    models: ['gpt-4o'],
+    modelMapping: {},
+    priority: 0,
+    weight: 1,
+    groups: ['default'],
+    keys: [key(id * 10)],
+    ...overrides,
+  };
+}
+
+function table(...channels: RoutedChannel[]): RoutingTable {
+  const snapshot: RoutingSnapshot = { version: 1, generatedAt: 0, channels };
+  return new RoutingTable(snapshot);
+}
+
+const query = { model: 'gpt-4o', group: 'default', now: 1_000 };
+
+describe('RoutingTable', () => {
+  it('tries the highest priority tier first, lower tiers after', () => {
+    const order = [
+      ...table(
+        channel(1, { priority: 0 }),
+        channel(2, { priority: 10 }),
+        channel(3, { priority: 5 }),
+      ).candidates(query),
+    ];
+    expect(order.map((c) => c.channel.id)).toEqual([2, 3, 1]);
+  });
+
+  it('serves only channels of the token group that list the model, exactly or by prefix', () => {
+    const routes = table(
+      channel(1, { models: ['gpt-4o-mini'] }),
+      channel(2, { groups: ['vip'] }),
+      channel(3, { models: ['gpt-4-gizmo-*'] }),
+      channel(4, { models: ['*-all'], groups: ['vip'] }),
+    );
+    expect(
+      [...routes.candidates({ ...query, model: 'gpt-4-gizmo-g-abc' })].map((c) => c.channel.id),
+    ).toEqual([3]);
+    expect([...routes.candidates({ ...query, group: 'vip' })].map((c) => c.channel.id)).toEqual([
+      2,
+    ]);
+    expect([...routes.candidates(query)]).toEqual([]);
+    expect(routes.serves('gpt-4o', 'vip')).toBe(true);
+    expect(routes.serves('gpt-4o', 'default')).toBe(false);
+    expect(routes.modelsFor('default')).toEqual(['gpt-4o-mini']);
+  });
+
+  it('serves reverse-engineered `-all` models with a leading-`*` entry', () => {
+    const routes = table(channel(4, { models: ['*-all'] }));
+    expect(
+      [...routes.candidates({ ...query, model: 'gpt-4o-all' })].map((c) => c.channel.id),
+    ).toEqual([4]);
+    expect([...routes.candidates({ ...query, model: 'gpt-4o' })]).toEqual([]);
+  });
+
+  it('maps the model name for the channel that renames it', () => {
+    const [candidate] = table(
+      channel(1, { modelMapping: { 'gpt-4o': 'gpt-4o-2024-08-06' } }),
+    ).candidates(query);
+    expect(candidate?.upstreamModel).toBe('gpt-4o-2024-08-06');
+  });
+
+  it('skips excluded channels and keys and accounts that are cooling down', () => {
+    const routes = table(channel(1, { keys: [key(11), key(12, 5_000), key(13, 500)] }), channel(2));
+    const ids = [...routes.candidates({ ...query, excludedKeys: new Set([11]) })].map(
+      (c) => c.key.id,
+    );
+    expect(ids).toEqual([13, 20]);
+    expect(
+      [...routes.candidates({ ...query, excludedChannels: new Set([1]) })].map((c) => c.key.id),
+    ).toEqual([20]);
+  });
+
+  it('spreads the first pick over a tier in proportion to the weights', () => {
+    const routes = table(
+      channel(1, { weight: 1 }),
+      channel(2, { weight: 3 }),
+      channel(3, { weight: 6 }),
+    );
+    const firsts = new Map<number, number>();
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const draws = 20_000;
+    for (let i = 0; i < draws; i += 1) {
+      const first = routes.candidates({ ...query, random }).next().value!;
+      firsts.set(first.channel.id, (firsts.get(first.channel.id) ?? 0) + 1);
+    }
+    expect(firsts.get(1)! / draws).toBeCloseTo(0.1, 1);
+    expect(firsts.get(2)! / draws).toBeCloseTo(0.3, 1);
+    expect(firsts.get(3)! / draws).toBeCloseTo(0.6, 1);
+  });
+
+  it('lets a weight of 0 serve only after every weighted channel', () => {
+    const ordered = weightedOrder([{ weight: 0 }, { weight: 1 }, { weight: 2 }], Math.random);
+    expect(ordered[2]).toEqual({ weight: 0 });
+  });
+
+  it('offers every account of an aggregated channel', () => {
+    const pool = channel(1, { kind: 'aggregated', keys: [key(11), key(12), key(13)] });
+    expect([...table(pool).candidates(query)].map((c) => c.key.id).sort()).toEqual([11, 12, 13]);
+  });
+});

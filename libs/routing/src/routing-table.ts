@@ -1,0 +1,135 @@
+import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
+import { isWildcard, matchesModel } from './model-match.js';
+
+// The selection policy, shared by the router and every edge: among the channels that serve
+// the model for the token's group and may take traffic, the highest priority tier first;
+// inside a tier, a weighted random order; inside a channel (an account pool), a random
+// order of the accounts that are not cooling down. Callers then take the first candidate
+// whose account has room (see AccountLimiter).
+
+export interface Candidate {
+  channel: RoutedChannel;
+  key: RoutedKey;
+  /** The model name to send upstream, after the channel's mapping. */
+  upstreamModel: string;
+}
+
+export interface CandidateQuery {
+  model: string;
+  group: string;
+  now: number;
+  /** Channels already tried for this request. */
+  excludedChannels?: ReadonlySet<number>;
+  /** Accounts already tried (or refused) for this request. */
+  excludedKeys?: ReadonlySet<number>;
+  random?: () => number;
+}
+
+interface IndexedChannel {
+  channel: RoutedChannel;
+  groups: ReadonlySet<string>;
+}
+
+export type Unavailability = 'no_channel' | 'none_healthy';
+
+export class RoutingTable {
+  private readonly exact = new Map<string, IndexedChannel[]>();
+  private readonly wildcards: { entry: string; channel: IndexedChannel }[] = [];
+
+  constructor(readonly snapshot: RoutingSnapshot) {
+    for (const channel of snapshot.channels) {
+      const indexed = { channel, groups: new Set(channel.groups) };
+      for (const entry of new Set(channel.models)) {
+        if (isWildcard(entry)) {
+          this.wildcards.push({ entry, channel: indexed });
+        } else {
+          const list = this.exact.get(entry) ?? [];
+          list.push(indexed);
+          this.exact.set(entry, list);
+        }
+      }
+    }
+  }
+
+  get version(): number {
+    return this.snapshot.version;
+  }
+
+  private channelsFor(model: string): IndexedChannel[] {
+    const found = this.exact.get(model) ?? [];
+    if (this.wildcards.length === 0) return found;
+    const seen = new Set(found.map((c) => c.channel.id));
+    const all = [...found];
+    for (const { entry, channel } of this.wildcards) {
+      if (!seen.has(channel.channel.id) && matchesModel(entry, model)) {
+        seen.add(channel.channel.id);
+        all.push(channel);
+      }
+    }
+    return all;
+  }
+
+  /** Whether any channel serves the model for the group at all, healthy or not. */
+  serves(model: string, group: string): boolean {
+    return this.channelsFor(model).some((c) => c.groups.has(group));
+  }
+
+  /** Every model name (exact entries only) some channel serves for the group. */
+  modelsFor(group: string): string[] {
+    const models: string[] = [];
+    for (const [model, channels] of this.exact) {
+      if (channels.some((c) => c.groups.has(group) && c.channel.keys.length > 0))
+        models.push(model);
+    }
+    return models.sort();
+  }
+
+  /** Candidates in the order the policy tries them; lazily, since pools can be large. */
+  *candidates(query: CandidateQuery): Generator<Candidate> {
+    const random = query.random ?? Math.random;
+    const tiers = new Map<number, RoutedChannel[]>();
+    for (const { channel, groups } of this.channelsFor(query.model)) {
+      if (!groups.has(query.group) || query.excludedChannels?.has(channel.id)) continue;
+      const tier = tiers.get(channel.priority) ?? [];
+      tier.push(channel);
+      tiers.set(channel.priority, tier);
+    }
+    for (const priority of [...tiers.keys()].sort((a, b) => b - a)) {
+      for (const channel of weightedOrder(tiers.get(priority)!, random)) {
+        const upstreamModel = channel.modelMapping[query.model] ?? query.model;
+        const keys = channel.keys.filter(
+          (key) =>
+            !query.excludedKeys?.has(key.id) &&
+            (key.coolingUntil === null || key.coolingUntil <= query.now),
+        );
+        for (const key of shuffle(keys, random)) yield { channel, key, upstreamModel };
+      }
+    }
+  }
+}
+
+/**
+ * A random order in which each channel comes first with probability proportional to its
+ * weight (Efraimidis–Spirakis: sort by u^(1/w), largest first). Weight 0 never leads
+ * while others can, but still serves as a last resort.
+ */
+export function weightedOrder<T extends { weight: number }>(items: T[], random: () => number): T[] {
+  if (items.length < 2) return items;
+  return items
+    .map((item) => ({
+      item,
+      score: item.weight > 0 ? Math.pow(random(), 1 / item.weight) : -random(),
+    }))
+    .sort((a, b) => b.score - a.score)
+    .map((entry) => entry.item);
+}
+
+function shuffle<T>(items: T[], random: () => number): T[] {
+  if (items.length < 2) return items;
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+}

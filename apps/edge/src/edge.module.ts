@@ -1,8 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { type EdgeEnv } from '@switchyard/config';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { AdminProxyModule } from './admin-proxy/admin-proxy.module.js';
+import { OpenAIExceptionFilter } from './errors/openai-exception.filter.js';
+import { ProxyModule } from './proxy/proxy.module.js';
+import { RoutingModule } from './routing/routing.module.js';
+import { UpstreamModule } from './upstream/upstream.module.js';
+import { UsageModule } from './usage/usage.module.js';
 
 @Module({})
 export class EdgeModule {
@@ -14,7 +21,17 @@ export class EdgeModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('edge'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
+        ProxyModule.forRoot({ maxAttempts: env.FAILOVER_ATTEMPTS }, [
+          RoutingModule.forRoot(env.SECRET_KEYS),
+          UpstreamModule.forRoot({
+            firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+            idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
+          }),
+          UsageModule.forRoot(env.USAGE_SPOOL_DIR),
+        ]),
+        AdminProxyModule.forRoot(env.ADMIN_URL),
       ],
+      providers: [{ provide: APP_FILTER, useClass: OpenAIExceptionFilter }],
     };
   }
 }

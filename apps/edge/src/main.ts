@@ -1,6 +1,8 @@
 import { EdgeEnv } from '@switchyard/config';
+import { Events } from '@switchyard/contracts';
 import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
+import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
 
 await startService({
@@ -9,5 +11,12 @@ await startService({
   module: (env) => EdgeModule.forRoot(env),
   port: (env) => env.EDGE_PORT,
   bodyLimit: (env) => env.MAX_BODY_BYTES,
-  bus: { connection: busConnectionOf, requiredHandlers: [] },
+  trustProxy: (env) => env.TRUSTED_PROXIES,
+  acceptRequestIds: false,
+  bodyParser: false,
+  bus: {
+    connection: busConnectionOf,
+    requiredHandlers: [Events.RoutingSnapshot, Events.TokenChanged, Events.TokenExhausted],
+  },
+  configure: (app) => acceptRawBodies(app),
 });

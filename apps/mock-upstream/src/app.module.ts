@@ -4,6 +4,7 @@ import { type MockUpstreamEnv } from '@switchyard/config';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { apiValidationPipe } from '@switchyard/service';
 import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
+import { RequestLog } from './accounts/request-log.js';
 import { ControlController } from './control/control.controller.js';
 import { FaultPlan } from './faults/fault-plan.js';
 import { INITIAL_ACCOUNTS } from './mock-upstream.options.js';
@@ -41,6 +42,7 @@ export class MockUpstreamModule {
             }),
         },
         ExchangeService,
+        RequestLog,
         { provide: APP_PIPE, useFactory: apiValidationPipe },
         { provide: APP_FILTER, useClass: ProviderErrorFilter },
       ],

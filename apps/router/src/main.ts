@@ -1,4 +1,5 @@
 import { RouterEnv } from '@switchyard/config';
+import { Events, Messages } from '@switchyard/contracts';
 import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
 import { RouterModule } from './router.module.js';
@@ -8,5 +9,8 @@ await startService({
   environment: RouterEnv,
   module: (env) => RouterModule.forRoot(env),
   port: (env) => env.ROUTER_OPS_PORT,
-  bus: { connection: busConnectionOf, requiredHandlers: [] },
+  bus: {
+    connection: busConnectionOf,
+    requiredHandlers: [Messages.GetRoutingSnapshot, Events.ChannelChanged, Events.ChannelOutcomes],
+  },
 });

@@ -3,6 +3,13 @@ import { type RouterEnv } from '@switchyard/config';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { SecretCipher } from '@switchyard/security';
+import { ChannelStore } from './channels/channel-store.js';
+import { HealthBook } from './health/health-book.js';
+import { LeaderLock } from './leadership/leader-lock.js';
+import { PROBE_INTERVAL, Prober } from './probes/prober.js';
+import { RoutingAuthority } from './snapshots/routing-authority.js';
+import { RoutingController } from './snapshots/routing.controller.js';
 
 @Module({})
 export class RouterModule {
@@ -14,6 +21,16 @@ export class RouterModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('router'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
+      ],
+      controllers: [RoutingController],
+      providers: [
+        ChannelStore,
+        HealthBook,
+        LeaderLock,
+        RoutingAuthority,
+        Prober,
+        { provide: PROBE_INTERVAL, useValue: env.PROBE_INTERVAL_MS },
+        { provide: SecretCipher, useFactory: () => new SecretCipher(env.SECRET_KEYS) },
       ],
     };
   }

@@ -52,3 +52,11 @@ export class UsageRecord {
   /** Epoch milliseconds when the request arrived. */
   @IsInt() requestedAt!: number;
 }
+
+/** How usage jobs are added (by the edge) and retried (by metering); job id = request id. */
+export const USAGE_JOB_OPTIONS = {
+  attempts: 25,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: false,
+} as const;

@@ -42,6 +42,9 @@ export class RoutedChannel {
   @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedKey) keys!: RoutedKey[];
 }
 
+/** The Redis key under which the router keeps its latest snapshot, for edges starting while it is away. */
+export const ROUTING_SNAPSHOT_KEY = 'routing:snapshot';
+
 /** The full routing state. Edges keep the highest version they have seen. */
 export class RoutingSnapshot {
   @IsInt() @Min(0) version!: number;
@@ -79,6 +82,15 @@ export class ChannelOutcomeBatch {
   @ValidateNested({ each: true })
   @Type(() => ChannelOutcome)
   outcomes!: ChannelOutcome[];
+}
+
+/** How an upstream's HTTP status counts for the health of its channel and account. */
+export function outcomeOfStatus(status: number): OutcomeKind {
+  if (status < 400) return 'ok';
+  if (status === 401 || status === 403) return 'banned';
+  if (status === 429) return 'rate_limited';
+  if (status === 408 || status >= 500) return 'server_error';
+  return 'client_error';
 }
 
 /** True when a failure of this kind should send the request to another channel. */

@@ -13,3 +13,4 @@ export {
   type Candidate,
   type CandidateQuery,
 } from './routing-table.js';
+export { upstreamTarget } from './upstream-target.js';

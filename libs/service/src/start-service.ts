@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -29,6 +30,15 @@ export interface ServiceDefinition<E extends BaseEnv> {
   module: (env: E) => DynamicModule;
   port: (env: E) => number;
   bodyLimit?: (env: E) => number;
+  /** False leaves body parsing to the app's own `configure` (the edge reads raw bytes). */
+  bodyParser?: boolean;
+  /** Proxies (IPs or CIDRs) whose X-Forwarded-For is believed for `request.ip`. */
+  trustProxy?: (env: E) => string[];
+  /**
+   * Whether a caller's X-Request-Id is kept. Internal services keep the id the edge or web
+   * app sent; the public edge always makes its own, since ids also key usage records.
+   */
+  acceptRequestIds?: boolean;
   /** Subscribes the app to the contract's events and requests over Redis. */
   bus?: {
     connection: (env: E) => BusConnection;
@@ -56,14 +66,19 @@ export async function createService<E extends BaseEnv>(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: definition.bodyLimit?.(env) ?? 1024 * 1024,
-    genReqId: (request: { headers: Record<string, unknown> }) =>
-      acceptRequestId(request.headers[REQUEST_ID_HEADER]),
+    genReqId:
+      definition.acceptRequestIds === false
+        ? () => randomUUID()
+        : (request: { headers: Record<string, unknown> }) =>
+            acceptRequestId(request.headers[REQUEST_ID_HEADER]),
+    ...(definition.trustProxy ? { trustProxy: definition.trustProxy(env) } : {}),
     requestIdHeader: false,
     return503OnClosing: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(env), adapter, {
     logger: new NestLoggerBridge(logger),
     abortOnError: false,
+    bodyParser: definition.bodyParser ?? true,
   });
   installRequestHooks(app, logger);
   await definition.configure?.(app, env, logger);

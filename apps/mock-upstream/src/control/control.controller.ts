@@ -11,6 +11,7 @@ import {
   Put,
 } from '@nestjs/common';
 import { AccountPool, type AccountSpec, type AccountStats } from '../accounts/account-pool.js';
+import { RequestLog, type ReceivedRequest } from '../accounts/request-log.js';
 import { FaultPlan } from '../faults/fault-plan.js';
 import { INITIAL_ACCOUNTS } from '../mock-upstream.options.js';
 import { AccountDto, DefaultsDto, FaultDto } from './control.dto.js';
@@ -24,12 +25,19 @@ export class ControlController {
   constructor(
     private readonly accounts: AccountPool,
     private readonly faults: FaultPlan,
+    private readonly log: RequestLog,
     @Inject(INITIAL_ACCOUNTS) private readonly initialAccounts: AccountSpec[],
   ) {}
 
   @Get('accounts')
   stats(): AccountStats[] {
     return this.accounts.stats();
+  }
+
+  /** The last requests an account received, oldest first (without their Authorization). */
+  @Get('accounts/:key/requests')
+  requests(@Param('key') key: string): ReceivedRequest[] {
+    return this.log.of(key);
   }
 
   @Put('accounts/:key')
@@ -69,5 +77,6 @@ export class ControlController {
   reset(): void {
     this.accounts.reset(this.initialAccounts);
     this.faults.clear();
+    this.log.clear();
   }
 }

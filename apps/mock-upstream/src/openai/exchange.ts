@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { AccountPool, type AccountLease } from '../accounts/account-pool.js';
+import { RequestLog } from '../accounts/request-log.js';
 import { FaultPlan, type Fault } from '../faults/fault-plan.js';
 import { providerError } from './openai-error.js';
 
@@ -32,6 +33,7 @@ export class ExchangeService {
   constructor(
     private readonly accounts: AccountPool,
     private readonly faults: FaultPlan,
+    private readonly log: RequestLog,
   ) {}
 
   /**
@@ -44,6 +46,14 @@ export class ExchangeService {
     promptTokens: number,
   ): Promise<Exchange | null> {
     const key = bearerKey(request);
+    if (key) {
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(
+          ([name, value]) => name !== 'authorization' && typeof value === 'string',
+        ),
+      ) as Record<string, string>;
+      this.log.add({ key, path: request.url, headers, body: request.body, at: Date.now() });
+    }
     const admission = this.accounts.admit(key, promptTokens);
     if (admission.kind === 'unknown') {
       await reply

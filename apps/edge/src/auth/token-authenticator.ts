@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '@switchyard/contracts';
+import { allowedByList } from '@switchyard/routing';
+import { sha256Hex } from '@switchyard/security';
+import { TokenDirectory, type GatewayToken } from './token-directory.js';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function masked(value: string): string {
+  return value.length <= 8 ? '****' : `${value.slice(0, 3)}...${value.slice(-4)}`;
+}
+
+/** Who is calling, and whether they may: seed §2.4, §5.1–5.2. */
+@Injectable()
+export class TokenAuthenticator {
+  constructor(private readonly directory: TokenDirectory) {}
+
+  async authenticate(
+    authorization: string | undefined,
+    clientIp: string,
+    now = Date.now(),
+  ): Promise<GatewayToken> {
+    const bearer = authorization ? BEARER.exec(authorization)?.[1] : undefined;
+    if (!bearer) {
+      throw new GatewayError(
+        'invalid_api_key',
+        "You didn't provide an API key. Provide your gateway token in an Authorization header using Bearer auth (Authorization: Bearer YOUR_TOKEN).",
+      );
+    }
+    const token = await this.directory.find(sha256Hex(bearer), now);
+    if (!token) {
+      throw new GatewayError(
+        'invalid_api_key',
+        `Incorrect API key provided: ${masked(bearer)}. This gateway did not issue it; use the token with the gateway that issued it.`,
+      );
+    }
+    if (token.status === 'disabled')
+      throw new GatewayError('token_disabled', 'This token has been disabled by an administrator.');
+    if (token.expiresAt !== null && token.expiresAt <= now) {
+      throw new GatewayError(
+        'token_expired',
+        `This token expired on ${new Date(token.expiresAt).toISOString()}.`,
+      );
+    }
+    if (token.exhausted) {
+      throw new GatewayError(
+        'insufficient_quota',
+        'This token has used all of its quota. Ask an administrator to raise it.',
+      );
+    }
+    if (
+      token.allowIps &&
+      !token.allowIps.check(clientIp, clientIp.includes(':') ? 'ipv6' : 'ipv4')
+    ) {
+      throw new GatewayError(
+        'ip_not_allowed',
+        `Requests from ${clientIp} are not allowed for this token.`,
+      );
+    }
+    return token;
+  }
+
+  authorizeModel(token: GatewayToken, model: string): void {
+    if (!allowedByList(token.models, model)) {
+      throw new GatewayError(
+        'model_not_allowed',
+        `This token may not use the model \`${model}\`.`,
+        'model',
+      );
+    }
+  }
+}

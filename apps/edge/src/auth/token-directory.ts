@@ -1,0 +1,97 @@
+import { BlockList, isIP } from 'node:net';
+import { Inject, Injectable } from '@nestjs/common';
+import { PrismaService, TokenStatus } from '@switchyard/db';
+import { REDIS, type RedisClient } from '@switchyard/messaging';
+
+// Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
+// Admin changes arrive as `token.changed` events and metering's as `token.exhausted`;
+// entries also expire on their own, so a missed event heals within a minute.
+
+export interface GatewayToken {
+  id: number;
+  keyHash: string;
+  status: TokenStatus;
+  expiresAt: number | null;
+  exhausted: boolean;
+  models: string[];
+  /** Null: any address. */
+  allowIps: BlockList | null;
+  group: string;
+  rateLimit: number | null;
+}
+
+interface Entry {
+  token: GatewayToken | null;
+  expires: number;
+}
+
+const FOUND_TTL_MS = 60_000;
+/** Unknown tokens are remembered briefly, so a flood of bad keys does not reach Postgres. */
+const UNKNOWN_TTL_MS = 5_000;
+
+export function toBlockList(cidrs: string[]): BlockList | null {
+  if (cidrs.length === 0) return null;
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [address = '', bits] = cidr.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(bits), family);
+  }
+  return list;
+}
+
+@Injectable()
+export class TokenDirectory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<GatewayToken | null>>();
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(REDIS) redis: RedisClient,
+  ) {
+    // Events may have been missed while Redis was away: trust nothing cached from before.
+    redis.on('ready', () => this.entries.clear());
+  }
+
+  find(keyHash: string, now = Date.now()): GatewayToken | null | Promise<GatewayToken | null> {
+    const entry = this.entries.get(keyHash);
+    if (entry && entry.expires > now) return entry.token;
+    let pending = this.loading.get(keyHash);
+    if (!pending) {
+      pending = this.load(keyHash).finally(() => this.loading.delete(keyHash));
+      this.loading.set(keyHash, pending);
+    }
+    return pending;
+  }
+
+  private async load(keyHash: string): Promise<GatewayToken | null> {
+    const row = await this.prisma.token.findUnique({ where: { keyHash } });
+    const token: GatewayToken | null = row && {
+      id: row.id,
+      keyHash: row.keyHash,
+      status: row.status,
+      expiresAt: row.expiresAt?.getTime() ?? null,
+      exhausted:
+        row.status === TokenStatus.exhausted || (row.quota !== null && row.usedQuota >= row.quota),
+      models: row.models,
+      allowIps: toBlockList(row.allowIps),
+      group: row.group,
+      rateLimit: row.rateLimit,
+    };
+    this.entries.set(keyHash, {
+      token,
+      expires: Date.now() + (token ? FOUND_TTL_MS : UNKNOWN_TTL_MS),
+    });
+    return token;
+  }
+
+  forget(keyHash: string): void {
+    this.entries.delete(keyHash);
+  }
+
+  markExhausted(keyHash: string): void {
+    const entry = this.entries.get(keyHash);
+    if (entry?.token) entry.token.exhausted = true;
+  }
+}

@@ -1,0 +1,47 @@
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import { GatewayError } from '@switchyard/contracts';
+import { refusedRequest } from '@switchyard/service';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+
+/** Every failure on the edge, in OpenAI's error shape with a stable code. */
+export function toGatewayError(exception: unknown, request?: FastifyRequest): GatewayError {
+  if (exception instanceof GatewayError) return exception;
+  const refused = refusedRequest(exception);
+  if (refused?.kind === 'not_found') {
+    const where = request ? `${request.method} ${request.url.split('?')[0]}` : 'this URL';
+    return new GatewayError(
+      'unknown_url',
+      `Unknown request URL: ${where}. Please check the URL for typos.`,
+    );
+  }
+  if (refused?.kind === 'payload_too_large')
+    return new GatewayError('request_too_large', refused.message);
+  if (refused?.kind === 'invalid_json') return new GatewayError('invalid_json', refused.message);
+  if (refused?.kind === 'unsupported_media_type')
+    return new GatewayError('unsupported_media_type', refused.message);
+  if (exception instanceof HttpException && exception.getStatus() < 500) {
+    return new GatewayError('invalid_request', exception.message);
+  }
+  return new GatewayError(
+    'internal_error',
+    'The gateway failed to process the request; it has been logged.',
+  );
+}
+
+@Catch()
+export class OpenAIExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Edge');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const error = toGatewayError(exception, http.getRequest<FastifyRequest>());
+    if (error.code === 'internal_error')
+      this.logger.error(exception instanceof Error ? exception : String(exception));
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    void reply.status(error.status).send(error.toBody());
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { type OutcomeKind } from '@switchyard/contracts';
+import { upstreamTarget } from '@switchyard/routing';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+
+// Upstream HTTP: one keep-alive pool per upstream origin (undici), with the timeouts that
+// decide failover: no response headers within the first-byte timeout, or silence longer
+// than the idle timeout between two chunks.
+
+export interface UpstreamTimeouts {
+  firstByteMs: number;
+  idleMs: number;
+}
+
+export interface UpstreamCall {
+  baseUrl: string;
+  /** Path under the OpenAI base, e.g. `/chat/completions`. */
+  path: string;
+  secret: string;
+  body: Buffer;
+  requestId: string;
+  accept?: string;
+  signal: AbortSignal;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+/** Why an attempt failed before any response arrived. */
+export class UpstreamUnreachable extends Error {
+  override readonly name = 'UpstreamUnreachable';
+  constructor(
+    readonly kind: Extract<OutcomeKind, 'timeout' | 'connect_error'>,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+@Injectable()
+export class UpstreamClient implements OnApplicationShutdown {
+  private readonly agent: Agent;
+
+  constructor(timeouts: UpstreamTimeouts) {
+    this.agent = new Agent({
+      connect: { timeout: Math.min(10_000, timeouts.firstByteMs) },
+      headersTimeout: timeouts.firstByteMs,
+      bodyTimeout: timeouts.idleMs,
+      keepAliveTimeout: 30_000,
+    });
+  }
+
+  async send(call: UpstreamCall): Promise<UpstreamResponse> {
+    const target = upstreamTarget(call.baseUrl, call.path);
+    try {
+      return await this.agent.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${call.secret}`,
+          'content-type': 'application/json',
+          accept: call.accept ?? 'application/json',
+          'x-request-id': call.requestId,
+          'user-agent': 'switchyard-gateway',
+        },
+        body: call.body,
+        signal: call.signal,
+      });
+    } catch (error) {
+      if (call.signal.aborted) throw error;
+      if (
+        error instanceof undiciErrors.HeadersTimeoutError ||
+        error instanceof undiciErrors.ConnectTimeoutError
+      ) {
+        throw new UpstreamUnreachable('timeout', 'the upstream did not answer in time');
+      }
+      throw new UpstreamUnreachable(
+        'connect_error',
+        `the upstream could not be reached (${describe(error)})`,
+      );
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+function describe(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { ChannelStatus, PrismaService } from '@switchyard/db';
+
+// The router's view of the channel tables: what it routes over, and the automatic status
+// changes it makes. It never touches what an administrator disabled.
+
+export interface StoredKey {
+  id: number;
+  secretCiphertext: string;
+  status: ChannelStatus;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+}
+
+export interface StoredChannel {
+  id: number;
+  name: string;
+  kind: 'single' | 'aggregated';
+  baseUrl: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  priority: number;
+  weight: number;
+  groups: string[];
+  status: ChannelStatus;
+  keys: StoredKey[];
+}
+
+function asMapping(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
+
+@Injectable()
+export class ChannelStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Every channel an administrator has not disabled, with its keys and their effective limits. */
+  async loadRoutable(): Promise<StoredChannel[]> {
+    const rows = await this.prisma.channel.findMany({
+      where: { status: { not: ChannelStatus.disabled } },
+      include: {
+        keys: { where: { status: { not: ChannelStatus.disabled } }, orderBy: { id: 'asc' } },
+      },
+      orderBy: { id: 'asc' },
+    });
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      baseUrl: row.baseUrl,
+      models: row.models,
+      modelMapping: asMapping(row.modelMapping),
+      priority: row.priority,
+      weight: row.weight,
+      groups: row.groups,
+      status: row.status,
+      keys: row.keys.map((key) => ({
+        id: key.id,
+        secretCiphertext: key.secretCiphertext,
+        status: key.status,
+        rpm: key.rpmLimit ?? row.rpmLimit,
+        tpm: key.tpmLimit ?? row.tpmLimit,
+        concurrency: key.concurrencyLimit ?? row.concurrencyLimit,
+      })),
+    }));
+  }
+
+  /**
+   * Disables a banned key, and its channel once no key is left. Returns false when the key
+   * was not enabled (already handled, or an administrator's decision).
+   */
+  async autoDisableKey(keyId: number, reason: string): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      const changed = await tx.channelKey.updateMany({
+        where: { id: keyId, status: ChannelStatus.enabled },
+        data: {
+          status: ChannelStatus.auto_disabled,
+          statusReason: reason.slice(0, 500),
+          statusChangedAt: now,
+        },
+      });
+      if (changed.count === 0) return false;
+      const key = await tx.channelKey.findUniqueOrThrow({
+        where: { id: keyId },
+        select: { channelId: true },
+      });
+      const usable = await tx.channelKey.count({
+        where: { channelId: key.channelId, status: ChannelStatus.enabled },
+      });
+      if (usable === 0) {
+        await tx.channel.updateMany({
+          where: { id: key.channelId, status: ChannelStatus.enabled },
+          data: {
+            status: ChannelStatus.auto_disabled,
+            statusReason: 'every key was disabled automatically',
+            statusChangedAt: now,
+          },
+        });
+      }
+      return true;
+    });
+  }
+
+  /** Re-enables a key the router disabled (never one an administrator disabled), and its channel. */
+  async reEnableKey(keyId: number): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      const changed = await tx.channelKey.updateMany({
+        where: { id: keyId, status: ChannelStatus.auto_disabled },
+        data: { status: ChannelStatus.enabled, statusReason: null, statusChangedAt: now },
+      });
+      if (changed.count === 0) return false;
+      const key = await tx.channelKey.findUniqueOrThrow({
+        where: { id: keyId },
+        select: { channelId: true },
+      });
+      await tx.channel.updateMany({
+        where: { id: key.channelId, status: ChannelStatus.auto_disabled },
+        data: { status: ChannelStatus.enabled, statusReason: null, statusChangedAt: now },
+      });
+      return true;
+    });
+  }
+}

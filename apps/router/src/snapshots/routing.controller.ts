@@ -1,0 +1,30 @@
+import { Controller } from '@nestjs/common';
+import {
+  Events,
+  Messages,
+  type ChannelChangedEvent,
+  type ChannelOutcomeBatch,
+  type RoutingSnapshot,
+} from '@switchyard/contracts';
+import { OnEvent, OnMessage } from '@switchyard/messaging';
+import { RoutingAuthority } from './routing-authority.js';
+
+@Controller()
+export class RoutingController {
+  constructor(private readonly authority: RoutingAuthority) {}
+
+  @OnMessage(Messages.GetRoutingSnapshot)
+  snapshot(): Promise<RoutingSnapshot> {
+    return this.authority.current();
+  }
+
+  @OnEvent(Events.ChannelChanged)
+  async channelChanged(_event: ChannelChangedEvent): Promise<void> {
+    await this.authority.reload();
+  }
+
+  @OnEvent(Events.ChannelOutcomes)
+  async outcomes(batch: ChannelOutcomeBatch): Promise<void> {
+    await this.authority.handleOutcomes(batch.outcomes);
+  }
+}

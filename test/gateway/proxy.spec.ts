@@ -1,0 +1,185 @@
+import OpenAI from 'openai';
+import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+
+// The OpenAI-compatible surface through the real edge, router and a mock provider, with
+// the official SDK as the client.
+
+describe('gateway: the OpenAI-compatible API', () => {
+  const stack = new Stack();
+  let account: string;
+  let model: string;
+  let token: { key: string };
+
+  beforeAll(async () => {
+    await stack.start();
+    account = await freshAccount(stack);
+    model = uniqueName('gpt-4o');
+    await stack.createChannel({
+      models: [model, 'gizmo-*', '*-all'],
+      keys: [account],
+      modelMapping: { 'alias-model': 'gpt-4o-mini' },
+    });
+    await stack.createChannel({
+      models: ['alias-model'],
+      keys: [account],
+      modelMapping: { 'alias-model': 'gpt-4o-mini' },
+    });
+    token = await stack.createToken();
+    await stack.routable(token.key, model);
+  });
+
+  afterAll(() => stack.stop());
+
+  it('answers a chat completion with usage, and forwards the body as sent', async () => {
+    const completion = await stack.client(token.key).chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hello gateway' }] },
+      ],
+      temperature: 0.3,
+      // An unknown field must reach the upstream untouched.
+      ...({ vendor_extension: { keep: true } } as object),
+    });
+    expect(completion.choices[0]?.message.content).toBe('Echo: hello gateway');
+    expect(completion.usage?.total_tokens).toBeGreaterThan(0);
+
+    const received = (await stack.mockRequests(account)).at(-1)!;
+    expect(received.path).toBe('/v1/chat/completions');
+    expect(received.body).toMatchObject({
+      model,
+      temperature: 0.3,
+      vendor_extension: { keep: true },
+    });
+    expect(received.headers['x-request-id']).toBeDefined();
+  });
+
+  it('streams chunk by chunk and passes the usage chunk when include_usage is set', async () => {
+    const stream = await stack.client(token.key).chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
+    let text = '';
+    let chunks = 0;
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      chunks += 1;
+      text += chunk.choices[0]?.delta.content ?? '';
+      usage ??= chunk.usage;
+    }
+    expect(text).toBe('Echo: one two three four');
+    expect(chunks).toBeGreaterThan(4);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('passes tools and legacy functions through, with the tool call the model made', async () => {
+    const tools = await stack.client(token.key).chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'weather in Paris?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'Weather for a city',
+            parameters: {
+              type: 'object',
+              properties: { city: { type: 'string' } },
+              required: ['city'],
+            },
+          },
+        },
+      ],
+      tool_choice: 'auto',
+    });
+    const call = tools.choices[0]?.message.tool_calls?.[0];
+    expect(call?.type === 'function' && call.function.name).toBe('get_weather');
+
+    const legacy = await stack.client(token.key).chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'weather?' }],
+      functions: [
+        {
+          name: 'lookup',
+          parameters: { type: 'object', properties: { q: { type: 'string', enum: ['a'] } } },
+        },
+      ],
+      function_call: 'auto',
+    });
+    expect(legacy.choices[0]?.message.function_call).toEqual({
+      name: 'lookup',
+      arguments: '{"q":"a"}',
+    });
+    const received = (await stack.mockRequests(account)).at(-1)!;
+    expect(received.body.functions).toEqual([
+      {
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string', enum: ['a'] } } },
+      },
+    ]);
+  });
+
+  it('renames the model for a channel that maps it, and only then', async () => {
+    await stack.routable(token.key, 'alias-model');
+    await stack
+      .client(token.key)
+      .chat.completions.create({
+        model: 'alias-model',
+        messages: [{ role: 'user', content: 'x' }],
+      });
+    expect((await stack.mockRequests(account)).at(-1)!.body.model).toBe('gpt-4o-mini');
+  });
+
+  it('serves custom-assistant and reverse-engineered names through wildcard entries', async () => {
+    const gizmo = await stack
+      .client(token.key)
+      .chat.completions.create({
+        model: 'gizmo-g-abc123',
+        messages: [{ role: 'user', content: 'x' }],
+      });
+    expect(gizmo.model).toBe('gizmo-g-abc123');
+    const all = await stack
+      .client(token.key)
+      .chat.completions.create({ model: 'gpt-4o-all', messages: [{ role: 'user', content: 'x' }] });
+    expect(all.object).toBe('chat.completion');
+  });
+
+  it("returns the upstream's resolved model name (seed §2.8)", async () => {
+    await stack.mockFault({ key: account, resolvedModel: `${model}-2024-08-06`, times: 1 });
+    const completion = await stack
+      .client(token.key)
+      .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
+    expect(completion.model).toBe(`${model}-2024-08-06`);
+  });
+
+  it('serves embeddings and image generations', async () => {
+    const embeddings = await stack
+      .client(token.key)
+      .embeddings.create({ model, input: ['a', 'b'] });
+    expect(embeddings.data).toHaveLength(2);
+    expect(embeddings.data[0]!.embedding.length).toBeGreaterThan(0);
+    const images = await stack
+      .client(token.key)
+      .images.generate({ model, prompt: 'a lighthouse', n: 1 });
+    expect(images.data?.[0]?.url).toMatch(/^https:/);
+  });
+
+  it('lists only models this token may use and some channel serves', async () => {
+    const limited = await stack.createToken({ models: [model] });
+    const all = (await stack.client(token.key).models.list()).data.map((m) => m.id);
+    expect(all).toEqual(expect.arrayContaining([model, 'alias-model']));
+    expect(all).not.toContain('gizmo-*');
+    expect((await stack.client(limited.key).models.list()).data.map((m) => m.id)).toEqual([model]);
+  });
+
+  it('answers every response with an x-request-id', async () => {
+    const ok = await fetch(`${stack.edge.url}/v1/models`, {
+      headers: { authorization: `Bearer ${token.key}` },
+    });
+    const missing = await fetch(`${stack.edge.url}/nowhere`);
+    expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

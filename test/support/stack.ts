@@ -1,0 +1,307 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Events, type EventName, type EventPayload } from '@switchyard/contracts';
+import { NamespacedRedisClient } from '@switchyard/messaging';
+import {
+  generateGatewayToken,
+  generateSecretKeySpec,
+  lastFour,
+  SecretCipher,
+  sha256Hex,
+} from '@switchyard/security';
+import { eventually, query, startApp, type AppName, type AppProcess } from '@switchyard/testing';
+import OpenAI from 'openai';
+import { lastValueFrom } from 'rxjs';
+
+// A whole gateway for a test file: real mock-upstream, router and edge processes on the
+// run's database and Redis namespace. Channels and tokens are written the way the admin
+// service writes them (sealed keys, hashed tokens) and announced with the same events.
+
+export interface StackOptions {
+  edges?: number;
+  routers?: number;
+  mockAccounts?: string;
+  env?: Record<string, string>;
+  edgeEnv?: Record<string, string>;
+  routerEnv?: Record<string, string>;
+}
+
+export interface ChannelSpec {
+  name?: string;
+  models: string[];
+  keys: string[];
+  baseUrl?: string;
+  priority?: number;
+  weight?: number;
+  groups?: string[];
+  kind?: 'single' | 'aggregated';
+  modelMapping?: Record<string, string>;
+  limits?: { rpm?: number; tpm?: number; concurrency?: number };
+  status?: 'enabled' | 'disabled';
+}
+
+export interface TokenSpec {
+  name?: string;
+  quota?: number | null;
+  usedQuota?: number;
+  models?: string[];
+  allowIps?: string[];
+  group?: string;
+  rateLimit?: number | null;
+  expiresAt?: Date | null;
+  status?: 'enabled' | 'disabled' | 'exhausted';
+}
+
+export interface MockAccountStats {
+  key: string;
+  requests: number;
+  served: number;
+  rateLimited: number;
+  failed: number;
+  maxInFlight: number;
+  maxRequestsPerWindow: number;
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export class Stack {
+  readonly databaseUrl = process.env.DATABASE_URL!;
+  readonly redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  readonly prefix = process.env.REDIS_PREFIX!;
+  readonly secretKeys = generateSecretKeySpec('k1');
+  readonly cipher = new SecretCipher([this.secretKeys]);
+  mock!: AppProcess;
+  routers: AppProcess[] = [];
+  edges: AppProcess[] = [];
+  private bus!: NamespacedRedisClient;
+  spoolDir = '';
+
+  constructor(private readonly options: StackOptions = {}) {}
+
+  get edge(): AppProcess {
+    return this.edges[0]!;
+  }
+
+  get env(): Record<string, string> {
+    return {
+      DATABASE_URL: this.databaseUrl,
+      REDIS_URL: this.redisUrl,
+      REDIS_PREFIX: this.prefix,
+      SECRET_KEYS: this.secretKeys,
+      ...this.options.env,
+    };
+  }
+
+  async start(): Promise<this> {
+    this.spoolDir = await mkdtemp(path.join(tmpdir(), 'sy-spool-'));
+    this.bus = new NamespacedRedisClient({ url: this.redisUrl, prefix: this.prefix });
+    await this.bus.connect();
+    this.mock = await startApp('mock-upstream', {
+      env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
+    });
+    for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
+    for (let i = 0; i < (this.options.edges ?? 1); i += 1) await this.startEdge();
+    return this;
+  }
+
+  async startRouter(env: Record<string, string> = {}): Promise<AppProcess> {
+    const router = await startApp('router', {
+      env: { ...this.env, PROBE_INTERVAL_MS: '500', ...this.options.routerEnv, ...env },
+    });
+    this.routers.push(router);
+    return router;
+  }
+
+  async startEdge(env: Record<string, string> = {}): Promise<AppProcess> {
+    const edge = await startApp('edge', {
+      env: {
+        ...this.env,
+        USAGE_SPOOL_DIR: this.spoolDir,
+        ADMIN_URL: 'http://127.0.0.1:9',
+        ...this.options.edgeEnv,
+        ...env,
+      },
+      readyPath: '/readyz',
+    });
+    this.edges.push(edge);
+    return edge;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(
+      [...this.edges, ...this.routers, this.mock].filter(Boolean).map((app) => app.stop()),
+    );
+    await this.bus?.close();
+  }
+
+  async publish<E extends EventName>(event: E, payload: EventPayload<E>): Promise<void> {
+    await lastValueFrom(this.bus.emit(event, payload), { defaultValue: undefined });
+  }
+
+  /** A channel as the admin service would store it; resolves once every edge routes to it. */
+  async createChannel(spec: ChannelSpec): Promise<{ id: number; keyIds: number[] }> {
+    const [channel] = await query<{ id: number }>(
+      this.databaseUrl,
+      `INSERT INTO "Channel" (name, kind, "baseUrl", models, "modelMapping", priority, weight, groups, status,
+                              "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now()) RETURNING id`,
+      [
+        spec.name ?? uniqueName('channel'),
+        spec.kind ?? (spec.keys.length > 1 ? 'aggregated' : 'single'),
+        spec.baseUrl ?? this.mock.url,
+        spec.models,
+        JSON.stringify(spec.modelMapping ?? {}),
+        spec.priority ?? 0,
+        spec.weight ?? 1,
+        spec.groups ?? ['default'],
+        spec.status ?? 'enabled',
+        spec.limits?.rpm ?? null,
+        spec.limits?.tpm ?? null,
+        spec.limits?.concurrency ?? null,
+      ],
+    );
+    const keyIds: number[] = [];
+    for (const secret of spec.keys) {
+      const [key] = await query<{ id: number }>(
+        this.databaseUrl,
+        `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4) RETURNING id`,
+        [channel!.id, this.cipher.seal(secret), sha256Hex(secret), lastFour(secret)],
+      );
+      keyIds.push(key!.id);
+    }
+    await this.publish(Events.ChannelChanged, { channelId: channel!.id, action: 'created' });
+    return { id: channel!.id, keyIds };
+  }
+
+  async setChannelStatus(id: number, status: 'enabled' | 'disabled'): Promise<void> {
+    await query(
+      this.databaseUrl,
+      `UPDATE "Channel" SET status = $2, "updatedAt" = now() WHERE id = $1`,
+      [id, status],
+    );
+    await this.publish(Events.ChannelChanged, { channelId: id, action: 'updated' });
+  }
+
+  async createToken(spec: TokenSpec = {}): Promise<{ id: number; key: string; keyHash: string }> {
+    const key = generateGatewayToken();
+    const keyHash = sha256Hex(key);
+    const [token] = await query<{ id: number }>(
+      this.databaseUrl,
+      `INSERT INTO "Token" (name, "keyHash", "lastFour", status, "expiresAt", quota, "usedQuota", models, "allowIps", "group", "rateLimit", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now()) RETURNING id`,
+      [
+        spec.name ?? uniqueName('token'),
+        keyHash,
+        lastFour(key),
+        spec.status ?? 'enabled',
+        spec.expiresAt ?? null,
+        spec.quota ?? null,
+        spec.usedQuota ?? 0,
+        spec.models ?? [],
+        spec.allowIps ?? [],
+        spec.group ?? 'default',
+        spec.rateLimit ?? null,
+      ],
+    );
+    await this.publish(Events.TokenChanged, { tokenId: token!.id, keyHash, action: 'created' });
+    return { id: token!.id, key, keyHash };
+  }
+
+  client(
+    tokenKey: string,
+    options: { edge?: AppProcess; timeout?: number; headers?: Record<string, string> } = {},
+  ): OpenAI {
+    return new OpenAI({
+      apiKey: tokenKey,
+      baseURL: `${(options.edge ?? this.edge).url}/v1`,
+      maxRetries: 0,
+      timeout: options.timeout ?? 20_000,
+      defaultHeaders: options.headers,
+    });
+  }
+
+  /** Waits until every edge routes `model` for `tokenKey` (the snapshot has arrived). */
+  async routable(tokenKey: string, model: string): Promise<void> {
+    for (const edge of this.edges) {
+      await eventually(
+        async () => {
+          const response = await fetch(`${edge.url}/v1/models`, {
+            headers: { authorization: `Bearer ${tokenKey}` },
+          });
+          const body = (await response.json()) as { data?: { id: string }[] };
+          return body.data?.some((m) => m.id === model) ? true : undefined;
+        },
+        5_000,
+        `${model} routable on ${edge.url}`,
+      );
+    }
+  }
+
+  async mockControl(method: string, route: string, body?: unknown): Promise<Response> {
+    const response = await fetch(`${this.mock.url}/_mock${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(
+        `mock control ${method} ${route}: ${response.status} ${await response.text()}`,
+      );
+    return response;
+  }
+
+  /** Adds (or replaces) an account of the mock provider. */
+  async mockAccount(
+    key: string,
+    account: { rpm?: number; tpm?: number; concurrency?: number; banned?: boolean } = {},
+  ): Promise<void> {
+    await this.mockControl('PUT', `/accounts/${encodeURIComponent(key)}`, account);
+  }
+
+  async mockFault(fault: Record<string, unknown>): Promise<void> {
+    await this.mockControl('POST', '/faults', fault);
+  }
+
+  async mockRequests(
+    key: string,
+  ): Promise<{ path: string; headers: Record<string, string>; body: Record<string, unknown> }[]> {
+    return (await (
+      await this.mockControl('GET', `/accounts/${encodeURIComponent(key)}/requests`)
+    ).json()) as {
+      path: string;
+      headers: Record<string, string>;
+      body: Record<string, unknown>;
+    }[];
+  }
+
+  async mockStats(key: string): Promise<MockAccountStats> {
+    const stats = (await (await this.mockControl('GET', '/accounts')).json()) as MockAccountStats[];
+    return (
+      stats.find((s) => s.key === key) ?? {
+        key,
+        requests: 0,
+        served: 0,
+        rateLimited: 0,
+        failed: 0,
+        maxInFlight: 0,
+        maxRequestsPerWindow: 0,
+      }
+    );
+  }
+}
+
+/** A fresh mock account key, registered with the mock provider. */
+export async function freshAccount(
+  stack: Stack,
+  account: Parameters<Stack['mockAccount']>[1] = {},
+): Promise<string> {
+  const key = `sk-mock-${randomBytes(6).toString('hex')}`;
+  await stack.mockAccount(key, account);
+  return key;
+}
+
+export type { AppName };

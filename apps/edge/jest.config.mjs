@@ -1,8 +1,3 @@
 import { baseConfig } from '../../jest.config.base.mjs';
 
-export default {
-  ...baseConfig,
-  // One migrated database and one Redis namespace for the whole run.
-  globalSetup: '@switchyard/testing/jest-global-setup',
-  globalTeardown: '@switchyard/testing/jest-global-teardown',
-};
+export default baseConfig;

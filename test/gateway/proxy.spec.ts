@@ -123,22 +123,18 @@ describe('gateway: the OpenAI-compatible API', () => {
 
   it('renames the model for a channel that maps it, and only then', async () => {
     await stack.routable(token.key, 'alias-model');
-    await stack
-      .client(token.key)
-      .chat.completions.create({
-        model: 'alias-model',
-        messages: [{ role: 'user', content: 'x' }],
-      });
+    await stack.client(token.key).chat.completions.create({
+      model: 'alias-model',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect((await stack.mockRequests(account)).at(-1)!.body.model).toBe('gpt-4o-mini');
   });
 
   it('serves custom-assistant and reverse-engineered names through wildcard entries', async () => {
-    const gizmo = await stack
-      .client(token.key)
-      .chat.completions.create({
-        model: 'gizmo-g-abc123',
-        messages: [{ role: 'user', content: 'x' }],
-      });
+    const gizmo = await stack.client(token.key).chat.completions.create({
+      model: 'gizmo-g-abc123',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(gizmo.model).toBe('gizmo-g-abc123');
     const all = await stack
       .client(token.key)

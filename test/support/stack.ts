@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Events, type EventName, type EventPayload } from '@switchyard/contracts';
+import {
+  Events,
+  ROUTING_SNAPSHOT_KEY,
+  type EventName,
+  type EventPayload,
+  type RoutingSnapshot,
+} from '@switchyard/contracts';
 import { NamespacedRedisClient } from '@switchyard/messaging';
 import {
   generateGatewayToken,
@@ -12,6 +18,7 @@ import {
   sha256Hex,
 } from '@switchyard/security';
 import { eventually, query, startApp, type AppName, type AppProcess } from '@switchyard/testing';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { lastValueFrom } from 'rxjs';
 
@@ -20,6 +27,8 @@ import { lastValueFrom } from 'rxjs';
 // service writes them (sealed keys, hashed tokens) and announced with the same events.
 
 export interface StackOptions {
+  /** A Redis of the test's own (to stop and restart it); the run's shared one otherwise. */
+  redisUrl?: string;
   edges?: number;
   routers?: number;
   mockAccounts?: string;
@@ -70,7 +79,7 @@ export function uniqueName(prefix: string): string {
 
 export class Stack {
   readonly databaseUrl = process.env.DATABASE_URL!;
-  readonly redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  readonly redisUrl: string;
   readonly prefix = process.env.REDIS_PREFIX!;
   readonly secretKeys = generateSecretKeySpec('k1');
   readonly cipher = new SecretCipher([this.secretKeys]);
@@ -78,9 +87,12 @@ export class Stack {
   routers: AppProcess[] = [];
   edges: AppProcess[] = [];
   private bus!: NamespacedRedisClient;
+  private redis!: Redis;
   spoolDir = '';
 
-  constructor(private readonly options: StackOptions = {}) {}
+  constructor(private readonly options: StackOptions = {}) {
+    this.redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  }
 
   get edge(): AppProcess {
     return this.edges[0]!;
@@ -100,6 +112,7 @@ export class Stack {
     this.spoolDir = await mkdtemp(path.join(tmpdir(), 'sy-spool-'));
     this.bus = new NamespacedRedisClient({ url: this.redisUrl, prefix: this.prefix });
     await this.bus.connect();
+    this.redis = new Redis(this.redisUrl);
     this.mock = await startApp('mock-upstream', {
       env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
     });
@@ -136,6 +149,33 @@ export class Stack {
       [...this.edges, ...this.routers, this.mock].filter(Boolean).map((app) => app.stop()),
     );
     await this.bus?.close();
+    this.redis?.disconnect();
+  }
+
+  /**
+   * Waits until the router has published a snapshot in which the channel is (or is not)
+   * routable, and every edge has installed that snapshot or a later one.
+   */
+  async routingSettled(channelId: number, routable = true): Promise<void> {
+    const version = await eventually(
+      async () => {
+        const stored = await this.redis.get(`${this.prefix}:${ROUTING_SNAPSHOT_KEY}`);
+        if (!stored) return undefined;
+        const snapshot = JSON.parse(stored) as RoutingSnapshot;
+        return snapshot.channels.some((c) => c.id === channelId) === routable
+          ? snapshot.version
+          : undefined;
+      },
+      5_000,
+      `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
+    );
+    for (const edge of this.edges) {
+      await eventually(
+        async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined),
+        5_000,
+        `snapshot ${version} on ${edge.url}`,
+      );
+    }
   }
 
   async publish<E extends EventName>(event: E, payload: EventPayload<E>): Promise<void> {
@@ -174,6 +214,8 @@ export class Stack {
       keyIds.push(key!.id);
     }
     await this.publish(Events.ChannelChanged, { channelId: channel!.id, action: 'created' });
+    if ((spec.status ?? 'enabled') === 'enabled' && this.edges.length > 0)
+      await this.routingSettled(channel!.id);
     return { id: channel!.id, keyIds };
   }
 
@@ -292,6 +334,13 @@ export class Stack {
       }
     );
   }
+}
+
+/** The routing snapshot version an edge has installed, from its metrics. */
+export async function edgeSnapshotVersion(edge: AppProcess): Promise<number> {
+  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  const match = /^edge_routing_snapshot_version(?:\{[^}]*\})? (\d+)/m.exec(metrics);
+  return match ? Number(match[1]) : 0;
 }
 
 /** A fresh mock account key, registered with the mock provider. */

@@ -1,3 +1,5 @@
+import 'reflect-metadata';
+
 export * from './errors.js';
 export * from './events.js';
 export * from './messages.js';

@@ -290,8 +290,19 @@ export class ProxyService {
         message: `upstream answered ${response.statusCode}${detail ? `: ${detail}` : ''}`,
       };
     }
+    let answer: Answer;
+    try {
+      answer = await receive(response);
+    } catch (error) {
+      // Headers came but the answer did not: nothing reached the client yet, fail over.
+      attempt.lease.release(0);
+      if (exchange.abort.signal.aborted) throw this.clientGone(exchange, error);
+      const message = `the upstream closed the connection before answering (${(error as Error).message})`;
+      this.report(candidate, 'connect_error', attemptStarted, response, message);
+      return { kind: 'connect_error', message };
+    }
     this.report(candidate, kind, attemptStarted, response);
-    await this.deliver(exchange, attempt, response, attemptStarted);
+    await this.deliver(exchange, attempt, response, answer, attemptStarted);
     return 'delivered';
   }
 
@@ -300,6 +311,7 @@ export class ProxyService {
     exchange: RoutedExchange,
     attempt: Attempt,
     response: UpstreamResponse,
+    answer: Answer,
     attemptStarted: number,
   ): Promise<void> {
     const { reply } = exchange;
@@ -308,16 +320,12 @@ export class ProxyService {
       const value = response.headers[name];
       if (typeof value === 'string') void reply.header(name, value);
     }
-    const isEventStream = String(response.headers['content-type'] ?? '').includes(
-      'text/event-stream',
-    );
-    if (!isEventStream) {
-      const answer = Buffer.from(await response.body.arrayBuffer());
+    if (answer.kind === 'whole') {
       const summary =
         response.statusCode < 400
-          ? summarizeJson(answer)
+          ? summarizeJson(answer.body)
           : { usage: null, model: null, completionText: '' };
-      void reply.status(response.statusCode).send(answer);
+      void reply.status(response.statusCode).send(answer.body);
       this.finish(exchange, attempt, {
         status: response.statusCode,
         errorCode: response.statusCode < 400 ? null : 'upstream_client_error',
@@ -335,18 +343,24 @@ export class ProxyService {
       .header('x-accel-buffering', 'no');
     const observer = new StreamObserver();
     let interrupted: string | null = null;
-    const upstreamBody = response.body;
     const relay = Readable.from(
       (async function* () {
         try {
-          for await (const chunk of upstreamBody) {
-            observer.see(chunk as Buffer);
-            yield chunk as Buffer;
+          if (answer.first) {
+            observer.see(answer.first);
+            yield answer.first;
+          }
+          for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
+            observer.see(next.value);
+            yield next.value;
           }
         } catch (error) {
           if (exchange.abort.signal.aborted) return;
           interrupted = (error as Error).message;
           yield Buffer.from(interruptionEvent(interrupted));
+        } finally {
+          // The client left early: stop reading (and paying for) the upstream's answer.
+          await answer.rest.return?.();
         }
       })(),
       { objectMode: false },
@@ -489,6 +503,23 @@ function limitsOf(candidate: Candidate): AccountLimits {
     tpm: candidate.key.tpm,
     concurrency: candidate.key.concurrency,
   };
+}
+
+/**
+ * An upstream answer held until its first bytes are in: a JSON answer whole (it is small,
+ * and its usage is read from it), a stream up to its first chunk.
+ */
+type Answer =
+  | { kind: 'whole'; body: Buffer }
+  | { kind: 'stream'; first: Buffer | null; rest: AsyncIterator<Buffer> };
+
+async function receive(response: UpstreamResponse): Promise<Answer> {
+  if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+    return { kind: 'whole', body: Buffer.from(await response.body.arrayBuffer()) };
+  }
+  const rest = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await rest.next();
+  return { kind: 'stream', first: first.done ? null : first.value, rest };
 }
 
 /** The upstream's own words for a refused attempt, for logs and the router (never for billing). */

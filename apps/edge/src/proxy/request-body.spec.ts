@@ -1,0 +1,109 @@
+import { GatewayError } from '@switchyard/contracts';
+import { bodyFor, parseRequestBody } from './request-body.js';
+
+const raw = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+
+function refusal(run: () => unknown): GatewayError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('parseRequestBody', () => {
+  it('reads what routing and metering need from a chat request, keeping the bytes', () => {
+    const body = raw({
+      model: 'gpt-4o',
+      stream: true,
+      max_tokens: 100,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image_url', image_url: { url: 'x' } },
+          ],
+        },
+      ],
+    });
+    const parsed = parseRequestBody('chat.completions', body);
+    expect(parsed).toMatchObject({ model: 'gpt-4o', stream: true });
+    expect(parsed.raw).toBe(body);
+    expect(parsed.estimatedTokens).toBe(Math.ceil(body.length / 4) + 100);
+    expect(parsed.promptText()).toBe('hi\n');
+  });
+
+  it.each([
+    ['', 'invalid_json', null],
+    ['{"model":', 'invalid_json', null],
+    ['"text"', 'invalid_request', null],
+    [{ messages: [{ role: 'user', content: 'x' }] }, 'invalid_request', 'model'],
+    [{ model: 'm', messages: [] }, 'invalid_request', 'messages'],
+    [{ model: 'm', messages: [{ content: 'x' }] }, 'invalid_request', 'messages[0].role'],
+    [
+      { model: 'm', messages: [{ role: 'user', content: { a: 1 } }] },
+      'invalid_request',
+      'messages[0].content',
+    ],
+    [
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], stream: 1 },
+      'invalid_request',
+      'stream',
+    ],
+  ])('refuses %j with %s (param %s)', (body, code, param) => {
+    const error = refusal(() => parseRequestBody('chat.completions', raw(body)));
+    expect(error.code).toBe(code);
+    expect(error.param).toBe(param);
+  });
+
+  it('accepts assistant messages without content (tool calls) and content as parts', () => {
+    const body = {
+      model: 'm',
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [] },
+        { role: 'user', content: [{ type: 'text', text: 'x' }] },
+      ],
+    };
+    expect(() => parseRequestBody('chat.completions', raw(body))).not.toThrow();
+  });
+
+  it('checks embeddings and image requests for their own fields', () => {
+    expect(parseRequestBody('embeddings', raw({ model: 'e', input: ['a'] })).promptText()).toBe(
+      'a',
+    );
+    expect(
+      refusal(() => parseRequestBody('embeddings', raw({ model: 'e', input: [] }))).param,
+    ).toBe('input');
+    expect(parseRequestBody('images.generations', raw({ prompt: 'a cat' })).model).toBe('dall-e-2');
+    expect(
+      refusal(() => parseRequestBody('images.generations', raw({ model: 'dall-e-3' }))).param,
+    ).toBe('prompt');
+  });
+});
+
+describe('bodyFor', () => {
+  it('forwards the bytes as sent unless the channel renames the model', () => {
+    const parsed = parseRequestBody(
+      'chat.completions',
+      raw({ model: 'a', messages: [{ role: 'user', content: 'x' }], extra: 1.5 }),
+    );
+    expect(bodyFor(parsed, 'a')).toBe(parsed.raw);
+    expect(JSON.parse(bodyFor(parsed, 'b').toString())).toEqual({
+      model: 'b',
+      messages: [{ role: 'user', content: 'x' }],
+      extra: 1.5,
+    });
+  });
+
+  it('names the model for an image request that relied on the default', () => {
+    const parsed = parseRequestBody('images.generations', raw({ prompt: 'a cat' }));
+    expect(JSON.parse(bodyFor(parsed, 'dall-e-2').toString())).toEqual({
+      prompt: 'a cat',
+      model: 'dall-e-2',
+    });
+  });
+});

@@ -1,0 +1,86 @@
+import { StreamObserver, summarizeJson } from './stream-observer.js';
+
+const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+
+describe('StreamObserver', () => {
+  it('finds the reported usage and the resolved model, whatever the chunk boundaries', () => {
+    const text =
+      event({
+        model: 'gpt-4o-2024-08-06',
+        choices: [{ delta: { role: 'assistant', content: '' } }],
+      }) +
+      event({ model: 'gpt-4o-2024-08-06', choices: [{ delta: { content: 'Hel' } }] }) +
+      event({ model: 'gpt-4o-2024-08-06', choices: [{ delta: { content: 'lo' } }] }) +
+      event({
+        model: 'gpt-4o-2024-08-06',
+        choices: [],
+        usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+      }) +
+      'data: [DONE]\n\n';
+    const observer = new StreamObserver();
+    for (let i = 0; i < text.length; i += 13) observer.see(Buffer.from(text.slice(i, i + 13)));
+    expect(observer.summary()).toEqual({
+      usage: { promptTokens: 7, completionTokens: 2 },
+      model: 'gpt-4o-2024-08-06',
+      completionText: 'Hello',
+    });
+  });
+
+  it('collects the text of content, tool calls and function calls when no usage came', () => {
+    const observer = new StreamObserver();
+    observer.see(Buffer.from(event({ model: 'm', choices: [{ delta: { content: 'a' } }] })));
+    observer.see(
+      Buffer.from(
+        event({
+          model: 'm',
+          choices: [
+            { delta: { tool_calls: [{ index: 0, function: { name: 'f', arguments: '{}' } }] } },
+          ],
+        }),
+      ),
+    );
+    observer.see(
+      Buffer.from(
+        event({
+          model: 'm',
+          choices: [{ delta: { function_call: { name: 'g', arguments: '[]' } } }],
+        }),
+      ),
+    );
+    observer.see(Buffer.from('data: {broken\n\n'));
+    expect(observer.summary()).toEqual({ usage: null, model: 'm', completionText: 'af{}g[]' });
+  });
+});
+
+describe('summarizeJson', () => {
+  it('reads chat, embeddings and image usage shapes', () => {
+    expect(
+      summarizeJson(
+        Buffer.from(
+          JSON.stringify({
+            model: 'm',
+            usage: { prompt_tokens: 3, completion_tokens: 4 },
+            choices: [{ message: { content: 'hi' } }],
+          }),
+        ),
+      ),
+    ).toEqual({
+      usage: { promptTokens: 3, completionTokens: 4 },
+      model: 'm',
+      completionText: 'hi',
+    });
+    expect(
+      summarizeJson(Buffer.from(JSON.stringify({ usage: { prompt_tokens: 5, total_tokens: 5 } })))
+        .usage,
+    ).toEqual({ promptTokens: 5, completionTokens: 0 });
+    expect(
+      summarizeJson(Buffer.from(JSON.stringify({ usage: { input_tokens: 8, output_tokens: 1 } })))
+        .usage,
+    ).toEqual({ promptTokens: 8, completionTokens: 1 });
+    expect(summarizeJson(Buffer.from('not json'))).toEqual({
+      usage: null,
+      model: null,
+      completionText: '',
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type UsageRecord } from '@switchyard/contracts';
+import { UsageSpool } from './usage-spool.js';
+
+function record(requestId: string): UsageRecord {
+  return {
+    requestId,
+    tokenId: 1,
+    channelId: 2,
+    keyId: 3,
+    endpoint: 'chat.completions',
+    model: 'm',
+    upstreamModel: 'm',
+    stream: false,
+    status: 200,
+    errorCode: null,
+    usage: { promptTokens: 1, completionTokens: 2 },
+    latencyMs: 5,
+    firstByteMs: 4,
+    attempts: 1,
+    clientIp: '127.0.0.1',
+    requestedAt: 1,
+  };
+}
+
+describe('UsageSpool', () => {
+  it('replays every spooled record once, in order, and removes what it replayed', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'spool-'));
+    const spool = new UsageSpool(directory);
+    await spool.append([record('a'), record('b')]);
+    await spool.append([record('c')]);
+    const replayed: string[] = [];
+    await spool.drain(async (records) => void replayed.push(...records.map((r) => r.requestId)));
+    expect(replayed).toEqual(['a', 'b', 'c']);
+    expect(await readdir(directory)).toEqual([]);
+    await spool.drain(async () => {
+      throw new Error('nothing left to replay');
+    });
+  });
+
+  it('keeps a file whose replay failed, and replays it next time', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'spool-'));
+    const spool = new UsageSpool(directory);
+    await spool.append([record('a')]);
+    await expect(
+      spool.drain(async () => Promise.reject(new Error('Redis still away'))),
+    ).rejects.toThrow('Redis still away');
+    await spool.append([record('b')]);
+    const replayed: string[] = [];
+    await spool.drain(async (records) => void replayed.push(...records.map((r) => r.requestId)));
+    expect(replayed.sort()).toEqual(['a', 'b']);
+    expect(await readdir(directory)).toEqual([]);
+  });
+});

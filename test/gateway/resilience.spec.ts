@@ -1,0 +1,159 @@
+import { readdir } from 'node:fs/promises';
+import { eventually } from '@switchyard/testing';
+import { PrivateRedis } from '../support/private-redis.js';
+import { edgeSnapshotVersion, freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { UsageJobs } from '../support/usage-queue.js';
+
+// Parts of the suite going away: the router (edges serve from their last snapshot and a
+// standby takes over), Redis (usage is spooled to disk and replayed), and the edge itself
+// (SIGTERM drains what is in flight).
+
+describe('gateway: the router goes away', () => {
+  const stack = new Stack({ routers: 2 });
+  let token: { key: string };
+
+  beforeAll(async () => {
+    await stack.start();
+    token = await stack.createToken();
+  });
+
+  afterAll(() => stack.stop());
+
+  it('keeps serving from the last snapshot, and a standby takes over the routing', async () => {
+    const model = uniqueName('m');
+    await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
+    const ask = (m: string) =>
+      stack
+        .client(token.key)
+        .chat.completions.create({ model: m, messages: [{ role: 'user', content: 'x' }] });
+    await ask(model);
+
+    const leader = await eventually(
+      () => stack.routers.find((r) => r.output().includes('now the leader')),
+      6_000,
+      'a leader',
+    );
+    const standby = stack.routers.find((r) => r !== leader)!;
+    await leader.stop('SIGKILL');
+    // No router leads now: the edge still has everything it needs.
+    for (let i = 0; i < 5; i += 1)
+      await expect(ask(model)).resolves.toMatchObject({ object: 'chat.completion' });
+
+    // The standby takes the lock once it expires and publishes changes again.
+    const versionBefore = await edgeSnapshotVersion(stack.edge);
+    const later = uniqueName('m');
+    await stack.createChannel({ models: [later], keys: [await freshAccount(stack)] });
+    await expect(ask(later)).resolves.toMatchObject({ object: 'chat.completion' });
+    expect(await edgeSnapshotVersion(stack.edge)).toBeGreaterThan(versionBefore);
+    expect(standby.output()).toContain('now the leader');
+  });
+});
+
+describe('gateway: Redis goes away', () => {
+  const redis = new PrivateRedis();
+  let stack: Stack;
+  let token: { key: string };
+
+  beforeAll(async () => {
+    await redis.start();
+    stack = new Stack({ redisUrl: redis.url });
+    await stack.start();
+    token = await stack.createToken();
+  });
+
+  afterAll(async () => {
+    await stack.stop();
+    await redis.stop();
+  });
+
+  it('keeps serving, spools usage to disk, and replays it when Redis is back', async () => {
+    const model = uniqueName('m');
+    await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
+    const ask = () =>
+      stack
+        .client(token.key)
+        .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] })
+        .withResponse();
+    await ask();
+
+    await redis.stop();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const { response } = await ask();
+      ids.push(response.headers.get('x-request-id')!);
+    }
+    await eventually(
+      async () => ((await readdir(stack.spoolDir)).length > 0 ? true : undefined),
+      3_000,
+      'usage spooled',
+    );
+    const readiness = await fetch(`${stack.edge.url}/readyz`);
+    expect(readiness.status).toBe(503);
+
+    await redis.start();
+    await eventually(
+      async () => ((await readdir(stack.spoolDir)).length === 0 ? true : undefined),
+      10_000,
+      'spool replayed',
+    );
+    const jobs = new UsageJobs(redis.url, stack.prefix);
+    try {
+      for (const id of ids)
+        expect(await jobs.find(id)).toMatchObject({ requestId: id, status: 200 });
+    } finally {
+      await jobs.close();
+    }
+    await eventually(
+      async () => ((await fetch(`${stack.edge.url}/readyz`)).status === 200 ? true : undefined),
+      5_000,
+      'ready again',
+    );
+  });
+});
+
+describe('gateway: the edge shuts down', () => {
+  const stack = new Stack();
+  let token: { key: string };
+
+  beforeAll(async () => {
+    await stack.start();
+    token = await stack.createToken();
+  });
+
+  afterAll(() => stack.stop());
+
+  it('finishes the streams in flight on SIGTERM, meters them, and exits cleanly', async () => {
+    const model = uniqueName('m');
+    const account = await freshAccount(stack);
+    await stack.createChannel({ models: [model], keys: [account] });
+    await stack.mockFault({ key: account, chunkDelayMs: 100, times: 1 });
+    const { data: stream, response } = await stack
+      .client(token.key)
+      .chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: 'one two three four five six' }],
+      })
+      .withResponse();
+    const reading = (async () => {
+      let text = '';
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      return text;
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const exit = stack.edge.stop('SIGTERM');
+    expect(await reading).toBe('Echo: one two three four five six');
+    expect(await exit).toBe(0);
+
+    const jobs = new UsageJobs(stack.redisUrl, stack.prefix);
+    try {
+      expect(await jobs.find(response.headers.get('x-request-id')!)).toMatchObject({
+        status: 200,
+        stream: true,
+        errorCode: null,
+      });
+    } finally {
+      await jobs.close();
+    }
+  });
+});

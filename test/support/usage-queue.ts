@@ -1,0 +1,28 @@
+import { inNamespace } from '@switchyard/messaging';
+import { Queues, type UsageRecord } from '@switchyard/contracts';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+
+/** Reads the usage jobs the edges queued for metering (no worker consumes them in these tests). */
+export class UsageJobs {
+  private readonly connection: Redis;
+  private readonly queue: Queue<UsageRecord>;
+
+  constructor(redisUrl: string, prefix: string) {
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue<UsageRecord>(Queues.Usage, {
+      connection: this.connection,
+      prefix: inNamespace(prefix, 'bull'),
+    });
+  }
+
+  async find(requestId: string): Promise<UsageRecord | undefined> {
+    const job = await this.queue.getJob(requestId);
+    return job?.data;
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+    this.connection.disconnect();
+  }
+}

@@ -598,10 +598,6 @@ async function freePort(): Promise<number> {
 
 describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
   const text = readFileSync(nginxConfigPath, 'utf8');
-  const directives = flattenNginx(parseNginx(text));
-  const find = (name: string) => directives.filter((directive) => directive.name === name);
-  const locationRoot = (name: string) =>
-    find(name).filter((d) => d.context.join(' > ') === 'server > location /');
 
   it('passes nginx -t', () => {
     const nginx = nginxBinary();
@@ -634,6 +630,10 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
   });
 
   it('holds the values of seed §4.2 exactly', () => {
+    const directives = flattenNginx(parseNginx(text));
+    const find = (name: string) => directives.filter((directive) => directive.name === name);
+    const locationRoot = (name: string) =>
+      find(name).filter((d) => d.context.join(' > ') === 'server > location /');
     // Listen on port 80.
     expect(find('listen').map((d) => d.args)).toEqual([['80']]);
     // The connection-upgrade variable: `upgrade` by default and for a websocket upgrade header.
@@ -666,7 +666,7 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
   describe('in front of a gateway', () => {
     let nginx: ChildProcess | undefined;
     let prefix = '';
-    let gateway: http.Server;
+    let gateway: http.Server | undefined;
     let proxyPort = 0;
     const seen: { url: string; httpVersion: string; headers: http.IncomingHttpHeaders }[] = [];
     let releaseStream: () => void = () => undefined;
@@ -753,9 +753,11 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
         nginx.kill('SIGTERM');
         await exited;
       }
-      for (const socket of upgraded) socket.destroy();
-      gateway?.closeAllConnections();
-      await new Promise((resolve) => gateway?.close(resolve));
+      if (gateway) {
+        for (const socket of upgraded) socket.destroy();
+        gateway.closeAllConnections();
+        await new Promise((resolve) => gateway?.close(resolve));
+      }
       if (prefix) rmSync(prefix, { recursive: true, force: true });
     });
 

@@ -79,6 +79,17 @@ end
 return {-2, 0}
 `;
 
+/** Gives back what a finished request held: its concurrency slot, and the TPM estimate corrected. */
+const RELEASE = `
+if ARGV[1] ~= '' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+if tonumber(ARGV[3]) ~= 0 then
+  redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
+end
+return 0
+`;
+
 export interface AccountLimits {
   keyId: number;
   rpm: number | null;
@@ -112,10 +123,7 @@ export function hasLimits(account: AccountLimits): boolean {
   return account.rpm !== null || account.tpm !== null || account.concurrency !== null;
 }
 
-type AcquireCommand = (
-  numberOfKeys: number,
-  ...keysAndArgs: (string | number)[]
-) => Promise<[number, number]>;
+type ScriptCommand<R> = (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<R>;
 
 const keyFor = {
   token: (tokenId: number) => `lim:t:${tokenId}:rpm`,
@@ -125,7 +133,8 @@ const keyFor = {
 };
 
 export class AccountLimiter {
-  private readonly acquireScript: AcquireCommand;
+  private readonly acquireScript: ScriptCommand<[number, number]>;
+  private readonly releaseScript: ScriptCommand<number>;
 
   /**
    * @param redis a client whose key prefix is the installation's namespace
@@ -136,8 +145,10 @@ export class AccountLimiter {
     private readonly leaseMs = 15 * 60_000,
   ) {
     redis.defineCommand('switchyardAcquireAccount', { lua: ACQUIRE });
-    const bound = (redis as unknown as Record<string, AcquireCommand>).switchyardAcquireAccount!;
-    this.acquireScript = bound.bind(redis);
+    redis.defineCommand('switchyardReleaseAccount', { lua: RELEASE });
+    const commands = redis as unknown as Record<string, ScriptCommand<never>>;
+    this.acquireScript = commands.switchyardAcquireAccount!.bind(redis);
+    this.releaseScript = commands.switchyardReleaseAccount!.bind(redis);
   }
 
   async acquire(request: AcquireRequest): Promise<AcquireResult> {
@@ -188,18 +199,18 @@ export class AccountLimiter {
       release: (actualTokens: number) => {
         if (released) return;
         released = true;
-        const pipeline = this.redis.pipeline();
-        if (account.concurrency !== null)
-          pipeline.zrem(keyFor.concurrency(account.keyId), requestId);
-        if (account.tpm !== null && actualTokens !== estimate) {
-          pipeline.hincrby(
-            keyFor.tpm(account.keyId),
-            String(Math.floor(acquiredAt / 1000)),
-            actualTokens - estimate,
-          );
-        }
+        const slot = account.concurrency !== null ? requestId : '';
+        const correction = account.tpm !== null ? actualTokens - estimate : 0;
+        if (slot === '' && correction === 0) return;
         // Best effort: a lost release only delays the lease's own expiry.
-        if (pipeline.length > 0) pipeline.exec().catch(() => undefined);
+        this.releaseScript(
+          2,
+          keyFor.concurrency(account.keyId),
+          keyFor.tpm(account.keyId),
+          slot,
+          Math.floor(acquiredAt / 1000),
+          correction,
+        ).catch(() => undefined);
       },
     };
   }

@@ -82,7 +82,10 @@ describe('RoutingTable', () => {
   });
 
   it('skips excluded channels and keys and accounts that are cooling down', () => {
-    const routes = table(channel(1, { keys: [key(11), key(12, 5_000), key(13, 500)] }), channel(2));
+    const routes = table(
+      channel(1, { priority: 1, keys: [key(11), key(12, 5_000), key(13, 500)] }),
+      channel(2),
+    );
     const ids = [...routes.candidates({ ...query, excludedKeys: new Set([11]) })].map(
       (c) => c.key.id,
     );

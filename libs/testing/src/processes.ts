@@ -51,6 +51,8 @@ export interface StartOptions {
   /** Path that must answer 200 before the app counts as started. */
   readyPath?: string;
   timeoutMs?: number;
+  /** Pins the process to these CPUs (`taskset -c`), for benchmarks. */
+  cpus?: string;
 }
 
 export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
@@ -63,14 +65,13 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
     [PORT_VARIABLE[name]]: String(port),
     ...options.env,
   };
-  const child = spawn(
-    process.execPath,
-    [path.join(repositoryRoot, 'apps', name, 'dist', 'main.js')],
-    {
-      env: env as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const command = [process.execPath, path.join(repositoryRoot, 'apps', name, 'dist', 'main.js')];
+  // taskset execs node in place, so the child's pid is the app's (benchmarks read /proc/<pid>).
+  if (options.cpus) command.unshift('taskset', '-c', options.cpus);
+  const child = spawn(command[0]!, command.slice(1), {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

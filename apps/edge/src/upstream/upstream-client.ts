@@ -39,6 +39,8 @@ export class UpstreamUnreachable extends Error {
 @Injectable()
 export class UpstreamClient implements OnApplicationShutdown {
   private readonly agent: Agent;
+  /** Parsed base URLs: a URL parse per request is measurable on the hot path. */
+  private readonly targets = new Map<string, { origin: string; path: string }>();
 
   constructor(timeouts: UpstreamTimeouts) {
     this.agent = new Agent({
@@ -50,7 +52,12 @@ export class UpstreamClient implements OnApplicationShutdown {
   }
 
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
-    const target = upstreamTarget(call.baseUrl, call.path);
+    const cacheKey = `${call.baseUrl} ${call.path}`;
+    let target = this.targets.get(cacheKey);
+    if (!target) {
+      target = upstreamTarget(call.baseUrl, call.path);
+      this.targets.set(cacheKey, target);
+    }
     try {
       return await this.agent.request({
         origin: target.origin,

@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { request as undiciRequest, Agent } from 'undici';
+
+// Measuring tools: wrk for load (latency to the microsecond, unlike autocannon's whole
+// milliseconds), a small undici client for time to first token, /proc for CPU and memory.
+
+const run = promisify(execFile);
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+const WRK_SCRIPT = `
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = os.getenv("BENCH_AUTH")
+wrk.body = os.getenv("BENCH_BODY")
+done = function(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format('\\nRESULT {"requests":%d,"micros":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), errors))
+end
+`;
+
+export async function load(options: {
+  url: string;
+  authorization: string;
+  body: string;
+  connections: number;
+  seconds: number;
+  cpus: string;
+}): Promise<LoadResult> {
+  const script = path.join(tmpdir(), 'switchyard-bench.lua');
+  await writeFile(script, WRK_SCRIPT);
+  const { stdout } = await run(
+    'taskset',
+    ['-c', options.cpus, 'wrk', '-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, options.url],
+    { env: { ...process.env, BENCH_AUTH: options.authorization, BENCH_BODY: options.body }, maxBuffer: 1 << 20 },
+  );
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
+  const raw = JSON.parse(line.slice(7)) as { requests: number; micros: number; p50: number; p99: number; errors: number };
+  const seconds = raw.micros / 1e6;
+  return { requests: raw.requests, seconds, rps: raw.requests / seconds, p50Ms: raw.p50 / 1000, p99Ms: raw.p99 / 1000, errors: raw.errors };
+}
+
+export interface FirstTokenResult {
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** Time from sending a streaming request to the first chunk of its body. */
+export async function timeToFirstToken(options: {
+  url: string;
+  authorization: string;
+  body: string;
+  connections: number;
+  seconds: number;
+}): Promise<FirstTokenResult> {
+  const agent = new Agent({ connections: options.connections, keepAliveTimeout: 30_000 });
+  const samples: number[] = [];
+  const deadline = performance.now() + options.seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const started = performance.now();
+      const response = await undiciRequest(options.url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', authorization: options.authorization },
+        body: options.body,
+      });
+      let first = true;
+      for await (const _chunk of response.body) {
+        if (first) samples.push(performance.now() - started);
+        first = false;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.connections }, worker));
+  await agent.close();
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? NaN;
+  return { samples: samples.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which may contain spaces, closed by the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
+
+/** Peak resident memory of a process, in MiB (VmHWM). */
+export async function peakMemoryMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}

@@ -2,6 +2,8 @@ import { baseConfig } from '../../jest.config.base.mjs';
 
 export default {
   ...baseConfig,
+  // The client's pure logic (SSE parsing, error explanations) is tested here too.
+  testMatch: [...baseConfig.testMatch, '<rootDir>/client/src/**/*.spec.ts'],
   moduleNameMapper: {
     ...baseConfig.moduleNameMapper,
     // See test-support/content-disposition.cjs: an ESM-only package that a CommonJS

@@ -83,7 +83,7 @@ export function App() {
   const section = path.startsWith('/admin') ? 'admin' : path === '/usage' ? 'usage' : 'chat';
 
   return (
-    <div class="shell">
+    <div class={section === 'chat' ? 'shell shell-fixed' : 'shell'}>
       <a class="skip-link" href="#main">
         Skip to content
       </a>

@@ -23,7 +23,7 @@ export interface Explanation {
 const EXPLAINED: Record<string, { title: string; hint?: string }> = {
   upstream_failed: {
     title: 'The request to the upstream API failed.',
-    hint: 'Please report this to the provider of the address below (name their web site), or ask your administrator to check the API key.',
+    hint: 'Please report it to the provider of this address (name their web site), or ask your administrator to check the API key.',
   },
   upstream_timeout: {
     title: 'The upstream API did not answer in time.',

@@ -10,7 +10,7 @@ describe('explain', () => {
     });
     expect(explanation.title).toBe('The request to the upstream API failed.');
     expect(explanation.address).toBe('https://relay.example.com');
-    expect(explanation.hint).toMatch(/report this to the provider/);
+    expect(explanation.hint).toMatch(/report it to the provider/);
     expect(explanation.detail).toBe('connect ECONNREFUSED');
   });
 

@@ -1,4 +1,12 @@
-import { call, failure, headers, networkProblem, problemFrom, type ApiProblem } from './http.js';
+import {
+  apiUrl,
+  call,
+  failure,
+  headers,
+  networkProblem,
+  problemFrom,
+  type ApiProblem,
+} from './http.js';
 import { readEvents } from './sse.js';
 import {
   PURPOSES,
@@ -221,7 +229,7 @@ export async function sendMessage(
 ): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(`/api/conversations/${path(conversation)}/messages`, {
+    response = await fetch(apiUrl(`/conversations/${path(conversation)}/messages`), {
       method: 'POST',
       headers: headers(true, 'text/event-stream, application/json'),
       body: JSON.stringify(body),

@@ -34,6 +34,16 @@ export const session = {
 };
 
 let onUnauthenticated: () => void = () => undefined;
+let origin = '';
+
+/** Where the API is: the page's own origin unless set (tests run outside a page). */
+export function apiUrl(path: string): string {
+  return `${origin}/api${path}`;
+}
+
+export function setApiOrigin(url: string): void {
+  origin = url.replace(/\/+$/, '');
+}
 
 /** Called when the API says the session is gone (expired, logged out elsewhere). */
 export function whenUnauthenticated(handler: () => void): void {
@@ -103,7 +113,7 @@ export function networkProblem(error: unknown): ApiProblem {
 export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`/api${path}`, {
+    response = await fetch(apiUrl(path), {
       method,
       headers: headers(body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),

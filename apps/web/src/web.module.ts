@@ -1,13 +1,30 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { type WebEnv } from '@switchyard/config';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { ApiExceptionFilter } from '@switchyard/service';
+import { ChatProxy } from './proxy/chat-proxy.js';
 
 @Module({})
 export class WebModule {
-  static forRoot(_env: WebEnv): DynamicModule {
+  static forRoot(env: WebEnv): DynamicModule {
     return {
       module: WebModule,
+      // Readiness does not depend on the chat backend: when it is down, web keeps serving
+      // the app and answers /api with the 502 that tells people what to check (seed §7).
       imports: [MetricsModule.forService('web'), HealthModule.register([])],
+      providers: [
+        {
+          provide: ChatProxy,
+          useFactory: () =>
+            new ChatProxy({
+              chatUrl: env.CHAT_URL,
+              headersTimeoutMs: env.CHAT_HEADERS_TIMEOUT_MS,
+              idleTimeoutMs: env.CHAT_IDLE_TIMEOUT_MS,
+            }),
+        },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
     };
   }
 }

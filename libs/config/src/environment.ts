@@ -171,6 +171,18 @@ export class WebEnv extends BaseEnv {
 
   @UrlVariable(['http', 'https'])
   CHAT_URL: string = 'http://127.0.0.1:3002';
+
+  /** The built single-page app; unset: `public/` beside the app's `main.js`. */
+  @TextVariable({ optional: true, expects: 'a directory path' })
+  WEB_STATIC_DIR?: string;
+
+  /** No response headers from the chat backend within this time: HTTP 502 (seed §4.2: 300 s). */
+  @IntegerVariable(1000, 3_600_000)
+  CHAT_HEADERS_TIMEOUT_MS: number = 300_000;
+
+  /** Silence between two chunks of a proxied body after which it is cut. */
+  @IntegerVariable(1000, 3_600_000)
+  CHAT_IDLE_TIMEOUT_MS: number = 300_000;
 }
 
 export class MockUpstreamEnv extends BaseEnv {

@@ -1,0 +1,129 @@
+import { useEffect, useState } from 'preact/hooks';
+import * as chat from './api/chat-api.js';
+import { session, whenUnauthenticated } from './api/http.js';
+import { type Me } from './api/types.js';
+import { ErrorNotice } from './components/ErrorNotice.js';
+import { AuthPage } from './pages/AuthPage.js';
+import { ChatPage } from './pages/ChatPage.js';
+import { UsagePage } from './pages/UsagePage.js';
+import { AdminPage } from './pages/admin/AdminPage.js';
+import { Link, navigate, usePath } from './router.js';
+
+type SessionState = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me };
+
+export function App() {
+  const path = usePath();
+  const [state, setState] = useState<SessionState>({ kind: 'checking' });
+  const [error, setError] = useState<unknown>(null);
+
+  const loadMe = async () => {
+    if (!session.token()) {
+      setState({ kind: 'signed-out' });
+      return;
+    }
+    try {
+      setState({ kind: 'signed-in', me: await chat.me() });
+      setError(null);
+    } catch (failure) {
+      // 401 signs out through whenUnauthenticated; anything else (502) is shown.
+      if (session.token()) setError(failure);
+    }
+  };
+
+  useEffect(() => {
+    whenUnauthenticated(() => {
+      session.clear();
+      setState({ kind: 'signed-out' });
+    });
+    void loadMe();
+  }, []);
+
+  const signOut = async () => {
+    try {
+      await chat.logout();
+    } catch {
+      // The session ends here whatever the server says.
+    }
+    session.clear();
+    setState({ kind: 'signed-out' });
+    navigate('/login');
+  };
+
+  if (state.kind === 'checking') {
+    return (
+      <main class="centered" aria-busy="true">
+        {error ? (
+          <div class="card">
+            <ErrorNotice error={error} />
+            <button type="button" onClick={() => void loadMe()}>
+              Try again
+            </button>
+          </div>
+        ) : (
+          <p>Loading…</p>
+        )}
+      </main>
+    );
+  }
+
+  if (state.kind === 'signed-out') {
+    return (
+      <AuthPage
+        mode={path === '/register' ? 'register' : 'login'}
+        onSignedIn={async () => {
+          await loadMe();
+          if (path === '/login' || path === '/register') navigate('/', { replace: true });
+        }}
+      />
+    );
+  }
+
+  const { me } = state;
+  const isAdmin = me.role === 'admin';
+  const section = path.startsWith('/admin') ? 'admin' : path === '/usage' ? 'usage' : 'chat';
+
+  return (
+    <div class={section === 'chat' ? 'shell shell-fixed' : 'shell'}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="topbar">
+        <span class="brand">Switchyard chat</span>
+        <nav aria-label="Main">
+          <Link href="/" current={section === 'chat'}>
+            Chat
+          </Link>
+          <Link href="/usage" current={section === 'usage'}>
+            Usage
+          </Link>
+          {isAdmin && (
+            <Link href="/admin/api-keys" current={section === 'admin'}>
+              Admin
+            </Link>
+          )}
+        </nav>
+        <span class="who">
+          <span aria-label="Signed in as">{me.username}</span>
+          <button type="button" class="secondary" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      {section === 'chat' && <ChatPage path={path} />}
+      {section === 'usage' && <UsagePage />}
+      {section === 'admin' &&
+        (isAdmin ? (
+          <AdminPage path={path} />
+        ) : (
+          <main id="main" class="page">
+            <ErrorNotice
+              error={{
+                code: 'forbidden',
+                message: 'Only administrators can open the admin dashboard.',
+              }}
+            />
+          </main>
+        ))}
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { imagesOf, itemsOf, pageOf, readMessage, readModel, sendMessage } from './chat-api.js';
+import { type ApiProblem, setApiOrigin } from './http.js';
+import { type Id, type Usage } from './types.js';
+
+describe('reading answers', () => {
+  it('takes lists as arrays or as {items, total}', () => {
+    const model = { id: 1, name: 'gpt-4o', purpose: 'chat', platform: 'openai' };
+    expect(itemsOf([model])).toEqual([model]);
+    expect(itemsOf({ items: [model], total: 9 })).toEqual([model]);
+    expect(itemsOf({ nothing: true })).toEqual([]);
+    expect(pageOf({ items: [model, { bad: 1 }], total: 9 }, readModel)).toEqual({
+      items: [model],
+      total: 9,
+    });
+    expect(pageOf([model], readModel).total).toBe(1);
+  });
+
+  it('reads messages with their images and usage', () => {
+    expect(
+      readMessage({
+        id: 3,
+        role: 'assistant',
+        content: '',
+        images: ['https://img.example/a.png', { url: 'https://img.example/b.png' }, 'javascript:x'],
+        usage: { promptTokens: 4, completionTokens: 0 },
+      }),
+    ).toEqual({
+      id: 3,
+      role: 'assistant',
+      content: '',
+      images: ['https://img.example/a.png', 'https://img.example/b.png'],
+      usage: { promptTokens: 4, completionTokens: 0 },
+    });
+    expect(readMessage({ role: 'tool', content: 'x' })).toBeNull();
+    expect(imagesOf({ urls: ['data:image/png;base64,AAAA', 'ftp://nope'] })).toEqual([
+      'data:image/png;base64,AAAA',
+    ]);
+  });
+});
+
+describe('sendMessage', () => {
+  let server: Server;
+  let answer: (res: ServerResponse, body: string) => Promise<void>;
+  let received: { url: string; body: string; accept: string | undefined }[];
+
+  beforeAll(async () => {
+    server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ url: req.url ?? '', body, accept: req.headers.accept });
+        void answer(res, body);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    setApiOrigin(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+
+  beforeEach(() => {
+    received = [];
+  });
+
+  afterAll(() => {
+    server.close();
+  });
+
+  const sse = (res: ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+
+  async function send(model?: string) {
+    const log: string[] = [];
+    const outcome: { messageId?: Id; usage?: Usage; problem?: ApiProblem } = {};
+    await sendMessage(
+      7,
+      { content: 'Draw a cat', ...(model ? { model } : {}) },
+      {
+        delta: (text) => log.push(`delta:${text}`),
+        images: (urls) => log.push(`images:${urls.join(',')}`),
+        done: (messageId, usage) => {
+          log.push('done');
+          Object.assign(outcome, { messageId, usage });
+        },
+        error: (problem) => {
+          log.push(`error:${problem.code}`);
+          outcome.problem = problem;
+        },
+      },
+      new AbortController().signal,
+    );
+    return { log, outcome };
+  }
+
+  it('hands over deltas, images and the end of the reply in order', async () => {
+    answer = async (res) => {
+      sse(res);
+      res.write('event: delta\ndata: {"content":"Here "}\n\n');
+      res.write('event: delta\ndata: {"content":"it is"}\n\n');
+      res.write('event: image\ndata: {"urls":["https://img.example/cat.png"]}\n\n');
+      res.end(
+        'event: done\ndata: {"messageId":41,"usage":{"promptTokens":5,"completionTokens":2}}\n\n',
+      );
+    };
+    const { log, outcome } = await send('dall-e-3');
+    expect(log).toEqual([
+      'delta:Here ',
+      'delta:it is',
+      'images:https://img.example/cat.png',
+      'done',
+    ]);
+    expect(outcome).toEqual({ messageId: 41, usage: { promptTokens: 5, completionTokens: 2 } });
+    expect(received[0]?.url).toBe('/api/conversations/7/messages');
+    expect(JSON.parse(received[0]?.body ?? '')).toEqual({
+      content: 'Draw a cat',
+      model: 'dall-e-3',
+    });
+    expect(received[0]?.accept).toContain('text/event-stream');
+  });
+
+  it('reports an error event with the provider address', async () => {
+    answer = async (res) => {
+      sse(res);
+      res.write('event: delta\ndata: {"content":"Hel"}\n\n');
+      res.end(
+        'event: error\ndata: {"code":"upstream_failed","message":"Upstream refused","address":"https://relay.example.com"}\n\n',
+      );
+    };
+    const { log, outcome } = await send();
+    expect(log).toEqual(['delta:Hel', 'error:upstream_failed']);
+    expect(outcome.problem?.address).toBe('https://relay.example.com');
+    expect(outcome.problem?.message).toBe('Upstream refused');
+  });
+
+  it('reports a refusal before the stream with its code', async () => {
+    answer = async (res) => {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'model_not_permitted', message: 'Not for you' } }));
+    };
+    const { log, outcome } = await send('gpt-4-all');
+    expect(log).toEqual(['error:model_not_permitted']);
+    expect(outcome.problem?.status).toBe(403);
+  });
+
+  it('says so when the stream ends without its done event', async () => {
+    answer = async (res) => {
+      sse(res);
+      res.end('event: delta\ndata: {"content":"half"}\n\n');
+    };
+    const { log } = await send();
+    expect(log).toEqual(['delta:half', 'error:stream_interrupted']);
+  });
+
+  it('explains a 502 without a JSON body as the chat service being down', async () => {
+    answer = async (res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<h1>502</h1>');
+    };
+    const { outcome } = await send();
+    expect(outcome.problem?.code).toBe('bad_gateway');
+  });
+});

@@ -1,0 +1,90 @@
+// The chat API as the web app uses it (issue 6). Shapes the contract leaves open are
+// read leniently by the functions in chat-api.ts.
+
+export type Role = 'user' | 'admin';
+export type Purpose = 'chat' | 'drawing' | 'music';
+export const PURPOSES: readonly Purpose[] = ['chat', 'drawing', 'music'];
+
+export type Id = number | string;
+
+export interface Me {
+  id: Id;
+  username: string;
+  role: Role;
+}
+
+export interface ChatModel {
+  id: Id;
+  name: string;
+  purpose: Purpose;
+  platform: string;
+  /** Added here from a custom assistant's link. */
+  custom?: boolean;
+}
+
+export interface Conversation {
+  id: Id;
+  title: string;
+  model: string;
+  updatedAt?: string;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatMessage {
+  id?: Id;
+  role: 'user' | 'assistant' | 'system';
+  content: string;
+  images: string[];
+  model?: string;
+  usage?: Usage;
+}
+
+export interface ApiKeyRecord {
+  id: Id;
+  platform: string;
+  address: string;
+  /** True (or the base address) when a pre-v4.1.1 full endpoint address was shortened. */
+  addressNormalized?: boolean | string;
+  keyLastFour: string;
+  purpose: Purpose;
+  enabled: boolean;
+}
+
+export interface ApiKeyInput {
+  platform: 'openai';
+  address: string;
+  key?: string;
+  purpose: Purpose;
+  enabled: boolean;
+}
+
+export interface AdminModel {
+  id: Id;
+  platform: string;
+  name: string;
+  purpose: Purpose;
+  open: boolean;
+}
+
+export type AdminModelInput = Omit<AdminModel, 'id'>;
+
+export interface ChatUser {
+  id: Id;
+  username: string;
+  email?: string | null;
+  role: Role;
+  disabled: boolean;
+  modelPermissions: string[];
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** Whatever /api/admin/edition and /api/usage answer: shown field by field. */
+export type Details = Record<string, unknown>;

@@ -1,0 +1,49 @@
+import { type ChatMessage } from '../api/types.js';
+import { type Problem } from '../errors.js';
+import { ErrorNotice } from './ErrorNotice.js';
+
+export interface ShownMessage extends ChatMessage {
+  /** A stable key for the list while the message has no id yet. */
+  key: string;
+  pending?: boolean;
+  stopped?: boolean;
+  error?: Problem;
+  /** The prompt an image answers, for its text alternative. */
+  prompt?: string;
+}
+
+export function MessageView(props: { message: ShownMessage }) {
+  const { message } = props;
+  const mine = message.role === 'user';
+  return (
+    <article class={`message ${mine ? 'message-user' : 'message-assistant'}`}>
+      <h3 class="visually-hidden">
+        {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
+      </h3>
+      {message.content !== '' && <div class="message-text">{message.content}</div>}
+      {message.pending && message.content === '' && message.images.length === 0 && (
+        <p class="message-status">Waiting for the reply…</p>
+      )}
+      {message.images.length > 0 && (
+        <div class="message-images">
+          {message.images.map((url, index) => (
+            <a key={url} href={url} target="_blank" rel="noopener noreferrer">
+              <img
+                src={url}
+                loading="lazy"
+                alt={`Generated image ${index + 1}${message.prompt ? ` for: ${message.prompt}` : ''}`}
+              />
+            </a>
+          ))}
+        </div>
+      )}
+      {message.error && <ErrorNotice error={message.error} />}
+      {message.stopped && <p class="message-status">Stopped.</p>}
+      {message.usage && (
+        <p class="message-usage">
+          {message.usage.promptTokens} prompt + {message.usage.completionTokens} completion tokens
+        </p>
+      )}
+    </article>
+  );
+}

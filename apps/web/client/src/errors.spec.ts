@@ -1,0 +1,49 @@
+import { ApiProblem } from './api/http.js';
+import { asProblem, explain } from './errors.js';
+
+describe('explain', () => {
+  it('names the provider to report when the upstream request failed', () => {
+    const explanation = explain({
+      code: 'upstream_failed',
+      message: 'connect ECONNREFUSED',
+      address: 'https://relay.example.com',
+    });
+    expect(explanation.title).toBe('The request to the upstream API failed.');
+    expect(explanation.address).toBe('https://relay.example.com');
+    expect(explanation.hint).toMatch(/report it to the provider/);
+    expect(explanation.detail).toBe('connect ECONNREFUSED');
+  });
+
+  it.each([
+    ['upstream_timeout', /try again later/i],
+    ['no_available_channel', /retry later/i],
+    ['address_not_whitelisted', /community edition.*license/i],
+    ['model_not_permitted', /open this model or grant you the permission/i],
+    ['bad_gateway', /check that the API container is running/i],
+  ])('tells what to do about %s (seed §7)', (code, hint) => {
+    expect(explain({ code, message: '' }).hint).toMatch(hint);
+  });
+
+  it('falls back to the server message for codes it does not know', () => {
+    expect(explain({ code: 'brand_new', message: 'Something new happened' })).toEqual({
+      title: 'Something new happened',
+    });
+  });
+
+  it('keeps the invalid fields', () => {
+    const fields = [{ field: 'password', message: 'password must be longer' }];
+    expect(
+      explain({ code: 'validation_failed', message: 'Invalid password', fields }).fields,
+    ).toEqual(fields);
+  });
+});
+
+describe('asProblem', () => {
+  it('reads API problems and plain errors', () => {
+    const problem = asProblem(
+      new ApiProblem(403, 'model_not_permitted', 'No', undefined, undefined),
+    );
+    expect(problem.code).toBe('model_not_permitted');
+    expect(asProblem(new Error('boom'))).toEqual({ code: 'client_error', message: 'boom' });
+  });
+});

@@ -1,0 +1,355 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import * as chat from '../api/chat-api.js';
+import { type Conversation, type Id } from '../api/types.js';
+import { ErrorNotice } from '../components/ErrorNotice.js';
+import { MessageView, type ShownMessage } from '../components/MessageView.js';
+import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
+import { useLoad } from '../components/useLoad.js';
+import { asProblem } from '../errors.js';
+import { Link, navigate } from '../router.js';
+
+const LAST_MODEL_KEY = 'switchyard.chat.lastModel';
+let keys = 0;
+const nextKey = () => `m${(keys += 1)}`;
+
+function conversationIdFrom(path: string): string | null {
+  const match = /^\/c\/([^/]+)$/.exec(path);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+function titleFrom(content: string): string {
+  const line = content.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New chat';
+}
+
+export function ChatPage(props: { path: string }) {
+  const activeId = conversationIdFrom(props.path);
+  const conversations = useLoad(chat.listConversations, []);
+  const [customVersion, setCustomVersion] = useState(0);
+  const available = useLoad(chat.listModels, []);
+  const models = useMemo(
+    () => [...(available.data ?? []), ...savedCustomModels()],
+    [available.data, customVersion],
+  );
+  const active = conversations.data?.find((c) => String(c.id) === activeId);
+
+  const [model, setModel] = useState<string>(() => localStorage.getItem(LAST_MODEL_KEY) ?? '');
+  const [messages, setMessages] = useState<ShownMessage[]>([]);
+  const [messagesError, setMessagesError] = useState<unknown>(null);
+  const [loadingMessages, setLoadingMessages] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [streaming, setStreaming] = useState(false);
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const stop = useRef<AbortController | null>(null);
+  /** A conversation created by sending: its messages are already on screen. */
+  const created = useRef<string | null>(null);
+  const log = useRef<HTMLDivElement>(null);
+
+  // Choose a model when none is chosen, or the chosen one is gone.
+  useEffect(() => {
+    if (model === '' && models.length > 0) setModel(models[0]?.name ?? '');
+  }, [models]);
+  useEffect(() => {
+    if (active?.model) setModel(active.model);
+  }, [active?.id]);
+
+  useEffect(() => {
+    setSidebarOpen(false);
+    if (activeId === null) {
+      setMessages([]);
+      setMessagesError(null);
+      return;
+    }
+    if (created.current === activeId) {
+      created.current = null;
+      return;
+    }
+    stop.current?.abort();
+    let current = true;
+    setLoadingMessages(true);
+    chat
+      .listMessages(activeId)
+      .then((loaded) => {
+        if (!current) return;
+        setMessages(loaded.map((message) => ({ ...message, key: nextKey() })));
+        setMessagesError(null);
+      })
+      .catch((failure: unknown) => current && setMessagesError(failure))
+      .finally(() => current && setLoadingMessages(false));
+    return () => {
+      current = false;
+    };
+  }, [activeId]);
+
+  useEffect(() => {
+    const element = log.current;
+    if (element) element.scrollTop = element.scrollHeight;
+  }, [messages]);
+
+  const chooseModel = (name: string) => {
+    setModel(name);
+    localStorage.setItem(LAST_MODEL_KEY, name);
+  };
+
+  const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
+    setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
+
+  const send = async (event?: Event) => {
+    event?.preventDefault();
+    const content = draft.trim();
+    if (content === '' || streaming) return;
+    if (model === '') {
+      setError({ code: 'validation_failed', message: 'Choose a model first.' });
+      return;
+    }
+    setError(null);
+    let conversationId: Id | null = activeId;
+    if (conversationId === null) {
+      try {
+        const conversation = await chat.createConversation(titleFrom(content), model);
+        conversationId = conversation.id;
+        created.current = String(conversation.id);
+        navigate(`/c/${encodeURIComponent(String(conversation.id))}`);
+        void conversations.reload();
+      } catch (failure) {
+        setError(failure);
+        return;
+      }
+    }
+    const purpose = models.find((m) => m.name === model)?.purpose;
+    const reply: ShownMessage = {
+      key: nextKey(),
+      role: 'assistant',
+      content: '',
+      images: [],
+      model,
+      pending: true,
+      ...(purpose === 'drawing' ? { prompt: content } : {}),
+    };
+    setMessages((all) => [...all, { key: nextKey(), role: 'user', content, images: [] }, reply]);
+    setDraft('');
+    const controller = new AbortController();
+    stop.current = controller;
+    setStreaming(true);
+    await chat.sendMessage(
+      conversationId,
+      { content, model },
+      {
+        delta: (text) => updateReply(reply.key, (m) => ({ ...m, content: m.content + text })),
+        images: (urls) => updateReply(reply.key, (m) => ({ ...m, images: [...m.images, ...urls] })),
+        done: (messageId, usage) =>
+          updateReply(reply.key, (m) => ({
+            ...m,
+            pending: false,
+            ...(messageId !== undefined ? { id: messageId } : {}),
+            ...(usage ? { usage } : {}),
+          })),
+        error: (problem) =>
+          updateReply(reply.key, (m) => ({ ...m, pending: false, error: asProblem(problem) })),
+      },
+      controller.signal,
+    );
+    if (controller.signal.aborted)
+      updateReply(reply.key, (m) => ({ ...m, pending: false, stopped: true }));
+    stop.current = null;
+    setStreaming(false);
+  };
+
+  return (
+    <div class="chat-layout">
+      <button
+        type="button"
+        class="secondary sidebar-toggle"
+        aria-expanded={sidebarOpen}
+        aria-controls="conversations"
+        onClick={() => setSidebarOpen(!sidebarOpen)}
+      >
+        Conversations
+      </button>
+      <aside
+        id="conversations"
+        class={`sidebar${sidebarOpen ? ' open' : ''}`}
+        aria-label="Conversations"
+      >
+        <button type="button" class="new-chat" onClick={() => navigate('/')}>
+          New chat
+        </button>
+        <ErrorNotice error={conversations.error} />
+        <ConversationList
+          conversations={conversations.data ?? []}
+          activeId={activeId}
+          onChanged={() => void conversations.reload()}
+        />
+      </aside>
+      <main id="main" class="chat-main">
+        <h1 class="visually-hidden">{active?.title ?? 'New chat'}</h1>
+        <div class="chat-toolbar">
+          <ModelPicker
+            models={models}
+            value={model}
+            disabled={streaming}
+            onChange={chooseModel}
+            onCustomAdded={() => setCustomVersion((v) => v + 1)}
+          />
+        </div>
+        <ErrorNotice error={available.error} />
+        {!available.loading && !available.error && models.length === 0 && (
+          <div class="notice" role="status">
+            <p class="notice-title">No model is available to you yet.</p>
+            <p>
+              Ask an administrator to open a model to all users or to give you the permission for
+              one.
+            </p>
+          </div>
+        )}
+        <div
+          class="messages"
+          ref={log}
+          role="log"
+          aria-label="Messages"
+          aria-live="polite"
+          aria-busy={streaming || loadingMessages}
+          tabIndex={0}
+        >
+          <ErrorNotice error={messagesError} />
+          {messages.length === 0 && !loadingMessages && !messagesError && (
+            <p class="empty">Start the conversation by writing a message below.</p>
+          )}
+          {messages.map((message) => (
+            <MessageView key={message.key} message={message} />
+          ))}
+        </div>
+        <form class="composer" onSubmit={(event) => void send(event)}>
+          <ErrorNotice error={error} onDismiss={() => setError(null)} />
+          <label for="composer" class="visually-hidden">
+            Message
+          </label>
+          <textarea
+            id="composer"
+            rows={3}
+            placeholder="Write a message. Enter sends, Shift+Enter adds a line."
+            value={draft}
+            onInput={(event) => setDraft(event.currentTarget.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+                event.preventDefault();
+                void send();
+              }
+            }}
+          />
+          <div class="composer-actions">
+            {streaming ? (
+              <button type="button" class="secondary" onClick={() => stop.current?.abort()}>
+                Stop
+              </button>
+            ) : (
+              <button type="submit" disabled={draft.trim() === ''}>
+                Send
+              </button>
+            )}
+          </div>
+        </form>
+      </main>
+    </div>
+  );
+}
+
+function ConversationList(props: {
+  conversations: Conversation[];
+  activeId: string | null;
+  onChanged: () => void;
+}) {
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [title, setTitle] = useState('');
+  const [error, setError] = useState<unknown>(null);
+
+  const rename = async (event: Event, conversation: Conversation) => {
+    event.preventDefault();
+    try {
+      await chat.renameConversation(conversation.id, title.trim());
+      setRenaming(null);
+      setError(null);
+      props.onChanged();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  const remove = async (conversation: Conversation) => {
+    if (!confirm(`Delete the conversation “${conversation.title}”?`)) return;
+    try {
+      await chat.deleteConversation(conversation.id);
+      setError(null);
+      if (String(conversation.id) === props.activeId) navigate('/');
+      props.onChanged();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  return (
+    <>
+      <ErrorNotice error={error} />
+      {props.conversations.length === 0 && <p class="empty">No conversations yet.</p>}
+      <ul class="conversation-list">
+        {props.conversations.map((conversation) => {
+          const id = String(conversation.id);
+          return (
+            <li key={id} class={id === props.activeId ? 'active' : undefined}>
+              {renaming === id ? (
+                <form class="rename" onSubmit={(event) => void rename(event, conversation)}>
+                  <label class="visually-hidden" for={`title-${id}`}>
+                    New title
+                  </label>
+                  <input
+                    id={`title-${id}`}
+                    required
+                    value={title}
+                    onInput={(event) => setTitle(event.currentTarget.value)}
+                    onKeyDown={(event) => event.key === 'Escape' && setRenaming(null)}
+                  />
+                  <button type="submit">Save</button>
+                  <button type="button" class="secondary" onClick={() => setRenaming(null)}>
+                    Cancel
+                  </button>
+                </form>
+              ) : (
+                <>
+                  <Link
+                    href={`/c/${encodeURIComponent(id)}`}
+                    current={id === props.activeId}
+                    class="conversation-link"
+                  >
+                    {conversation.title}
+                  </Link>
+                  <span class="row-actions">
+                    <button
+                      type="button"
+                      class="link-button"
+                      aria-label={`Rename “${conversation.title}”`}
+                      onClick={() => {
+                        setTitle(conversation.title);
+                        setRenaming(id);
+                      }}
+                    >
+                      Rename
+                    </button>
+                    <button
+                      type="button"
+                      class="link-button danger"
+                      aria-label={`Delete “${conversation.title}”`}
+                      onClick={() => void remove(conversation)}
+                    >
+                      Delete
+                    </button>
+                  </span>
+                </>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,242 @@
+import { useState } from 'preact/hooks';
+import * as chat from '../../api/chat-api.js';
+import { PURPOSES, type ApiKeyInput, type ApiKeyRecord, type Purpose } from '../../api/types.js';
+import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { Switch } from '../../components/Switch.js';
+import { useLoad } from '../../components/useLoad.js';
+
+const PURPOSE_LABELS: Record<Purpose, string> = {
+  chat: 'Chat',
+  drawing: 'Drawing',
+  music: 'Music',
+};
+
+function normalizedNote(record: ApiKeyRecord): string | null {
+  if (record.addressNormalized === true) {
+    return 'Shortened to its base from a full endpoint address (before v4.1.1).';
+  }
+  if (typeof record.addressNormalized === 'string' && record.addressNormalized !== record.address) {
+    return `Used as base address: ${record.addressNormalized}`;
+  }
+  return null;
+}
+
+export function ApiKeysPage() {
+  const keys = useLoad(chat.listApiKeys, []);
+  const [editing, setEditing] = useState<ApiKeyRecord | 'new' | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const act = async (work: () => Promise<void>, message: string) => {
+    setError(null);
+    setDone(null);
+    try {
+      await work();
+      setDone(message);
+      await keys.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  return (
+    <section aria-labelledby="api-keys-title">
+      <div class="page-header">
+        <h1 id="api-keys-title">API keys</h1>
+        <button type="button" onClick={() => setEditing('new')}>
+          Add API key
+        </button>
+      </div>
+      <p class="lead">
+        Upstream tokens from relays or from the gateway. Enabled keys of the same purpose are used
+        in turn (round-robin); disable one that misbehaves and enable it again once it has
+        recovered.
+      </p>
+      <ErrorNotice error={error ?? keys.error} />
+      <SuccessNotice message={done} />
+      {editing && (
+        <ApiKeyForm
+          record={editing === 'new' ? null : editing}
+          onCancel={() => setEditing(null)}
+          onSaved={async (message) => {
+            setEditing(null);
+            setDone(message);
+            await keys.reload();
+          }}
+        />
+      )}
+      <div class="table-scroll">
+        <table aria-busy={keys.loading}>
+          <caption class="visually-hidden">API keys ({keys.data?.total ?? 0})</caption>
+          <thead>
+            <tr>
+              <th scope="col">Platform</th>
+              <th scope="col">Address</th>
+              <th scope="col">Key</th>
+              <th scope="col">Purpose</th>
+              <th scope="col">Enabled</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.data?.items.length === 0 && (
+              <tr>
+                <td colSpan={6}>No API keys yet: chat needs at least one.</td>
+              </tr>
+            )}
+            {keys.data?.items.map((record) => {
+              const note = normalizedNote(record);
+              return (
+                <tr key={String(record.id)}>
+                  <td>{record.platform === 'openai' ? 'OpenAI-compatible' : record.platform}</td>
+                  <td>
+                    <code>{record.address}</code>
+                    {note && <div class="cell-note">{note}</div>}
+                  </td>
+                  <td>
+                    <code aria-label={`key ending in ${record.keyLastFour}`}>
+                      …{record.keyLastFour}
+                    </code>
+                  </td>
+                  <td>{PURPOSE_LABELS[record.purpose]}</td>
+                  <td>
+                    <Switch
+                      checked={record.enabled}
+                      label={`Enabled: ${record.address} (${record.purpose})`}
+                      text={record.enabled ? 'On' : 'Off'}
+                      onChange={(enabled) =>
+                        void act(
+                          () => chat.updateApiKey(record.id, { enabled }),
+                          `${record.address} ${enabled ? 'enabled' : 'disabled'}.`,
+                        )
+                      }
+                    />
+                  </td>
+                  <td class="row-actions">
+                    <button type="button" class="link-button" onClick={() => setEditing(record)}>
+                      Edit<span class="visually-hidden"> {record.address}</span>
+                    </button>
+                    <button
+                      type="button"
+                      class="link-button danger"
+                      onClick={() =>
+                        confirm(`Delete the API key for ${record.address}?`) &&
+                        void act(() => chat.deleteApiKey(record.id), `${record.address} deleted.`)
+                      }
+                    >
+                      Delete<span class="visually-hidden"> {record.address}</span>
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ApiKeyForm(props: {
+  record: ApiKeyRecord | null;
+  onCancel: () => void;
+  onSaved: (message: string) => Promise<void>;
+}) {
+  const existing = props.record;
+  const [address, setAddress] = useState(existing?.address ?? '');
+  const [key, setKey] = useState('');
+  const [purpose, setPurpose] = useState<Purpose>(existing?.purpose ?? 'chat');
+  const [enabled, setEnabled] = useState(existing?.enabled ?? true);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const input: ApiKeyInput = { platform: 'openai', address: address.trim(), purpose, enabled };
+    try {
+      if (existing) {
+        await chat.updateApiKey(existing.id, { ...input, ...(key !== '' ? { key } : {}) });
+        await props.onSaved(`API key for ${input.address} saved.`);
+      } else {
+        await chat.createApiKey({ ...input, key });
+        await props.onSaved(`API key for ${input.address} added.`);
+      }
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="card editor"
+      onSubmit={(event) => void submit(event)}
+      aria-labelledby="api-key-form-title"
+    >
+      <h2 id="api-key-form-title">{existing ? 'Edit API key' : 'Add API key'}</h2>
+      <ErrorNotice error={error} />
+      <label>
+        Platform
+        <select value="openai" disabled aria-describedby="platform-help">
+          <option value="openai">OpenAI-compatible</option>
+        </select>
+      </label>
+      <p id="platform-help" class="help">
+        Always this option for relay and gateway tokens, whatever platform runs behind them.
+      </p>
+      <label>
+        Address
+        <input
+          type="url"
+          required
+          placeholder="https://relay.example.com"
+          aria-describedby="address-help"
+          value={address}
+          onInput={(event) => setAddress(event.currentTarget.value)}
+        />
+      </label>
+      <p id="address-help" class="help">
+        The base address only. A full <code>…/v1/chat/completions</code> address from before v4.1.1
+        is accepted and shortened to its base.
+      </p>
+      <label>
+        Key
+        <input
+          type="password"
+          autocomplete="off"
+          required={!existing}
+          placeholder={existing ? `Unchanged (ends in ${existing.keyLastFour})` : 'sk-…'}
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Purpose
+        <select
+          value={purpose}
+          onChange={(event) => setPurpose(event.currentTarget.value as Purpose)}
+        >
+          {PURPOSES.map((p) => (
+            <option key={p} value={p}>
+              {PURPOSE_LABELS[p]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Switch checked={enabled} label="Enabled" onChange={setEnabled} />
+      <div class="form-actions">
+        <button type="submit" disabled={busy}>
+          {existing ? 'Save' : 'Add'}
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

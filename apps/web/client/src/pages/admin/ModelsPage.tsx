@@ -1,0 +1,201 @@
+import { useState } from 'preact/hooks';
+import * as chat from '../../api/chat-api.js';
+import { PURPOSES, type AdminModel, type Purpose } from '../../api/types.js';
+import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { Switch } from '../../components/Switch.js';
+import { useLoad } from '../../components/useLoad.js';
+
+const PURPOSE_LABELS: Record<Purpose, string> = {
+  chat: 'Chat',
+  drawing: 'Drawing',
+  music: 'Music',
+};
+
+export function ModelsPage() {
+  const models = useLoad(chat.listAdminModels, []);
+  const [editing, setEditing] = useState<AdminModel | 'new' | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const act = async (work: () => Promise<void>, message: string) => {
+    setError(null);
+    setDone(null);
+    try {
+      await work();
+      setDone(message);
+      await models.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
+  return (
+    <section aria-labelledby="models-title">
+      <div class="page-header">
+        <h1 id="models-title">Models</h1>
+        <button type="button" onClick={() => setEditing('new')}>
+          Add model
+        </button>
+      </div>
+      <p class="lead">
+        An open model is offered to every user; a closed one only to users who hold its permission
+        (Users → permissions).
+      </p>
+      <ErrorNotice error={error ?? models.error} />
+      <SuccessNotice message={done} />
+      {editing && (
+        <ModelForm
+          model={editing === 'new' ? null : editing}
+          onCancel={() => setEditing(null)}
+          onSaved={async (message) => {
+            setEditing(null);
+            setDone(message);
+            await models.reload();
+          }}
+        />
+      )}
+      <div class="table-scroll">
+        <table aria-busy={models.loading}>
+          <caption class="visually-hidden">Models ({models.data?.total ?? 0})</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Platform</th>
+              <th scope="col">Purpose</th>
+              <th scope="col">Open to all</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {models.data?.items.length === 0 && (
+              <tr>
+                <td colSpan={5}>No models yet.</td>
+              </tr>
+            )}
+            {models.data?.items.map((model) => (
+              <tr key={String(model.id)}>
+                <td>
+                  <code>{model.name}</code>
+                </td>
+                <td>{model.platform === 'openai' ? 'OpenAI-compatible' : model.platform}</td>
+                <td>{PURPOSE_LABELS[model.purpose]}</td>
+                <td>
+                  <Switch
+                    checked={model.open}
+                    label={`Open ${model.name} to all users`}
+                    text={model.open ? 'Open' : 'Closed'}
+                    onChange={(open) =>
+                      void act(
+                        () => chat.updateModel(model.id, { open }),
+                        `${model.name} is now ${open ? 'open to all users' : 'limited to permitted users'}.`,
+                      )
+                    }
+                  />
+                </td>
+                <td class="row-actions">
+                  <button type="button" class="link-button" onClick={() => setEditing(model)}>
+                    Edit<span class="visually-hidden"> {model.name}</span>
+                  </button>
+                  <button
+                    type="button"
+                    class="link-button danger"
+                    onClick={() =>
+                      confirm(`Delete the model ${model.name}?`) &&
+                      void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
+                    }
+                  >
+                    Delete<span class="visually-hidden"> {model.name}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ModelForm(props: {
+  model: AdminModel | null;
+  onCancel: () => void;
+  onSaved: (message: string) => Promise<void>;
+}) {
+  const existing = props.model;
+  const [name, setName] = useState(existing?.name ?? '');
+  const [purpose, setPurpose] = useState<Purpose>(existing?.purpose ?? 'chat');
+  const [open, setOpen] = useState(existing?.open ?? false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const input = { platform: 'openai', name: name.trim(), purpose, open };
+    try {
+      if (existing) await chat.updateModel(existing.id, input);
+      else await chat.createModel(input);
+      await props.onSaved(`${input.name} ${existing ? 'saved' : 'added'}.`);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="card editor"
+      onSubmit={(event) => void submit(event)}
+      aria-labelledby="model-form-title"
+    >
+      <h2 id="model-form-title">{existing ? 'Edit model' : 'Add model'}</h2>
+      <ErrorNotice error={error} />
+      <label>
+        Platform
+        <select value="openai" disabled>
+          <option value="openai">OpenAI-compatible</option>
+        </select>
+      </label>
+      <label>
+        Model name
+        <input
+          required
+          aria-describedby="model-name-help"
+          placeholder="gpt-4o"
+          value={name}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
+      </label>
+      <p id="model-name-help" class="help">
+        Reverse-engineered models end in <code>-all</code>; custom assistants are the
+        custom-assistant prefix followed by their <code>g-…</code> id.
+      </p>
+      <label>
+        Purpose
+        <select
+          value={purpose}
+          onChange={(event) => setPurpose(event.currentTarget.value as Purpose)}
+        >
+          {PURPOSES.map((p) => (
+            <option key={p} value={p}>
+              {PURPOSE_LABELS[p]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <Switch checked={open} label="Open to all users" onChange={setOpen} />
+      <div class="form-actions">
+        <button type="submit" disabled={busy}>
+          {existing ? 'Save' : 'Add'}
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,5 +1,3 @@
-import 'reflect-metadata';
-
 export * from './errors.js';
 export * from './events.js';
 export * from './messages.js';

@@ -1,0 +1,51 @@
+import { ApiError, GATEWAY_ERRORS, GatewayError } from './errors.js';
+import { isRetryableOutcome, outcomeOfStatus } from './routing.js';
+
+describe('error contracts', () => {
+  it("renders gateway errors in OpenAI's shape with the status of their code", () => {
+    const error = new GatewayError('model_not_allowed', 'no', 'model');
+    expect(error.status).toBe(403);
+    expect(error.toBody()).toEqual({
+      error: {
+        message: 'no',
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_allowed',
+      },
+    });
+    expect(GATEWAY_ERRORS.no_available_channel.status).toBe(503);
+    expect(GATEWAY_ERRORS.insufficient_quota.status).toBe(429);
+  });
+
+  it('renders API errors with their fields', () => {
+    const error = new ApiError('validation_failed', 'Invalid name', [
+      { field: 'name', message: 'name must be a string' },
+    ]);
+    expect(error.status).toBe(400);
+    expect(error.toBody()).toEqual({
+      error: {
+        code: 'validation_failed',
+        message: 'Invalid name',
+        fields: [{ field: 'name', message: 'name must be a string' }],
+      },
+    });
+    expect(new ApiError('not_found', 'x').toBody()).toEqual({
+      error: { code: 'not_found', message: 'x' },
+    });
+  });
+
+  it.each([
+    [200, 'ok', false],
+    [401, 'banned', true],
+    [403, 'banned', true],
+    [429, 'rate_limited', true],
+    [408, 'server_error', true],
+    [500, 'server_error', true],
+    [503, 'server_error', true],
+    [400, 'client_error', false],
+    [404, 'client_error', false],
+  ] as const)('classifies upstream status %i as %s (retry: %s)', (status, kind, retry) => {
+    expect(outcomeOfStatus(status)).toBe(kind);
+    expect(isRetryableOutcome(kind)).toBe(retry);
+  });
+});

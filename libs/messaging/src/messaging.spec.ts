@@ -1,0 +1,115 @@
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  Events,
+  Messages,
+  type RoutingSnapshot,
+  type TokenChangedEvent,
+} from '@switchyard/contracts';
+import { currentRequestId, runWithRequestId } from '@switchyard/observability';
+import { randomBytes } from 'node:crypto';
+import { EventBus, OnEvent, OnMessage } from './event-bus.js';
+import { MessagingModule } from './messaging.module.js';
+import { NamespacedRedisServer } from './transport.js';
+
+// Events and requests over the real Redis transport, in a namespace of the test's own.
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const received: { payload: TokenChangedEvent; requestId: string | undefined }[] = [];
+
+@Controller()
+class Handlers {
+  @OnEvent(Events.TokenChanged)
+  tokenChanged(payload: TokenChangedEvent): void {
+    received.push({ payload, requestId: currentRequestId() });
+  }
+
+  @OnMessage(Messages.GetRoutingSnapshot)
+  snapshot(): RoutingSnapshot {
+    return { version: 7, generatedAt: 1, channels: [] };
+  }
+}
+
+function namespace(): string {
+  return `t${randomBytes(4).toString('hex')}`;
+}
+
+async function server(prefix: string): Promise<INestMicroservice> {
+  @Module({ controllers: [Handlers] })
+  class HandlerModule {}
+  const app = await NestFactory.createMicroservice(HandlerModule, {
+    strategy: new NamespacedRedisServer({ url, prefix }),
+    logger: false,
+  });
+  await app.listen();
+  return app;
+}
+
+async function bus(prefix: string) {
+  @Module({ imports: [MessagingModule.forRoot({ url, prefix })] })
+  class ClientModule {}
+  const context = await NestFactory.createApplicationContext(ClientModule, { logger: false });
+  return { context, bus: context.get(EventBus) };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+describe('messaging over Redis', () => {
+  const prefix = namespace();
+  let handlers: INestMicroservice;
+  let client: Awaited<ReturnType<typeof bus>>;
+
+  beforeAll(async () => {
+    handlers = await server(prefix);
+    client = await bus(prefix);
+  });
+
+  afterAll(async () => {
+    await client.context.close();
+    await handlers.close();
+  });
+
+  beforeEach(() => {
+    received.length = 0;
+  });
+
+  it('delivers a valid event to its handler, with the request id of the publisher', async () => {
+    await runWithRequestId('req-42', () =>
+      client.bus.publish(Events.TokenChanged, { tokenId: 3, keyHash: 'abc', action: 'updated' }),
+    );
+    await settle();
+    expect(received).toEqual([
+      { payload: { tokenId: 3, keyHash: 'abc', action: 'updated' }, requestId: 'req-42' },
+    ]);
+  });
+
+  it('drops an event whose payload does not match its contract', async () => {
+    await client.bus.publish(Events.TokenChanged, {
+      tokenId: 'three',
+      keyHash: 1,
+      action: 'exploded',
+    } as never);
+    await settle();
+    expect(received).toEqual([]);
+  });
+
+  it('answers a request', async () => {
+    await expect(client.bus.request(Messages.GetRoutingSnapshot, {}, 2_000)).resolves.toEqual({
+      version: 7,
+      generatedAt: 1,
+      channels: [],
+    });
+  });
+
+  it('keeps namespaces apart', async () => {
+    const other = await bus(namespace());
+    try {
+      await other.bus.publish(Events.TokenChanged, { tokenId: 9, keyHash: 'x', action: 'deleted' });
+      await settle();
+      expect(received).toEqual([]);
+      await expect(other.bus.request(Messages.GetRoutingSnapshot, {}, 300)).rejects.toThrow();
+    } finally {
+      await other.context.close();
+    }
+  });
+});

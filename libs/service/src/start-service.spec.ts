@@ -1,0 +1,116 @@
+import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { BaseEnv, loadEnvironment } from '@switchyard/config';
+import { ApiError } from '@switchyard/contracts';
+import { createLogger, HealthModule, MetricsModule } from '@switchyard/observability';
+import { IsInt, IsString, Min } from 'class-validator';
+import request from 'supertest';
+import { ApiExceptionFilter, apiValidationPipe } from './api-errors.js';
+import { createService } from './start-service.js';
+
+class CreateThingDto {
+  @IsString() name!: string;
+  @IsInt() @Min(1) size!: number;
+}
+
+@Controller('things')
+class ThingsController {
+  @Post()
+  create(@Body() body: CreateThingDto): CreateThingDto {
+    return body;
+  }
+
+  @Get('missing')
+  missing(): never {
+    throw new ApiError('not_found', 'No thing 7');
+  }
+
+  @Get('broken')
+  broken(): never {
+    throw new Error('database password is hunter2');
+  }
+}
+
+@Module({})
+class ThingsModule {
+  static forRoot(): DynamicModule {
+    return {
+      module: ThingsModule,
+      imports: [MetricsModule.forService('things'), HealthModule.register([])],
+      controllers: [ThingsController],
+      providers: [
+        { provide: APP_PIPE, useFactory: apiValidationPipe },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
+    };
+  }
+}
+
+describe('a service built by createService', () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createService(
+      { name: 'web', environment: BaseEnv, module: () => ThingsModule.forRoot(), port: () => 0 },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({ service: 'things', level: 'silent' }),
+    );
+  });
+
+  afterAll(() => app.close());
+
+  it('names each bad field of a body, and refuses unknown ones', async () => {
+    const response = await request(app.getHttpServer())
+      .post('/things')
+      .send({ name: 3, size: 0, extra: true })
+      .expect(400);
+    expect(response.body.error.code).toBe('validation_failed');
+    expect(response.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'extra',
+      'name',
+      'size',
+    ]);
+  });
+
+  it('answers malformed JSON with 400 invalid_json, and an unknown route with 404', async () => {
+    const bad = await request(app.getHttpServer())
+      .post('/things')
+      .set('content-type', 'application/json')
+      .send('{"name":')
+      .expect(400);
+    expect(bad.body.error.code).toBe('invalid_json');
+    expect((await request(app.getHttpServer()).get('/nowhere').expect(404)).body.error.code).toBe(
+      'not_found',
+    );
+  });
+
+  it('renders ApiError with its code, and hides what an unexpected error says', async () => {
+    expect((await request(app.getHttpServer()).get('/things/missing').expect(404)).body).toEqual({
+      error: { code: 'not_found', message: 'No thing 7' },
+    });
+    const broken = await request(app.getHttpServer()).get('/things/broken').expect(500);
+    expect(broken.body.error.code).toBe('internal_error');
+    expect(JSON.stringify(broken.body)).not.toContain('hunter2');
+  });
+
+  it('puts an x-request-id on every response, keeping a caller-provided one', async () => {
+    const given = await request(app.getHttpServer())
+      .get('/healthz')
+      .set('x-request-id', 'abc-123')
+      .expect(200);
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await request(app.getHttpServer())
+      .get('/healthz')
+      .set('x-request-id', 'not valid!')
+      .expect(200);
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves readiness and Prometheus metrics', async () => {
+    expect((await request(app.getHttpServer()).get('/readyz').expect(200)).body.status).toBe('ok');
+    const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
+    expect(metrics.text).toContain('http_requests_total');
+    expect(metrics.text).toContain('process_cpu_seconds_total');
+  });
+});

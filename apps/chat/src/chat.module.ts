@@ -5,9 +5,11 @@ import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { ApiExceptionFilter, apiValidationPipe } from '@switchyard/service';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { SessionGuard } from './auth/session.guard.js';
 import { CoreModule } from './common/core.module.js';
+import { EditionsModule } from './editions/editions.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -25,6 +27,8 @@ export class ChatModule {
         AuthModule,
         UsersModule,
         ModelsModule,
+        EditionsModule,
+        ApiKeysModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

@@ -9,8 +9,10 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { SessionGuard } from './auth/session.guard.js';
 import { CoreModule } from './common/core.module.js';
+import { ConversationsModule } from './conversations/conversations.module.js';
 import { EditionsModule } from './editions/editions.module.js';
 import { ModelsModule } from './models/models.module.js';
+import { UsageModule } from './usage/usage.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
@@ -29,6 +31,8 @@ export class ChatModule {
         ModelsModule,
         EditionsModule,
         ApiKeysModule,
+        ConversationsModule,
+        UsageModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

@@ -185,7 +185,7 @@ describe('auth: register, login, sessions', () => {
   });
 
   it('needs a session on /api routes and leaves probes open', async () => {
-    for (const path of ['/api/auth/me', '/api/models']) {
+    for (const path of ['/api/auth/me', '/api/models', '/api/conversations', '/api/usage']) {
       const response = await chat.api.get(path).expect(401);
       expect(response.body.error.code).toBe('unauthenticated');
     }
@@ -202,7 +202,7 @@ describe('auth: register, login, sessions', () => {
     const adminRoutes = Object.entries(paths)
       .filter(([path]) => path.startsWith('/api/admin/'))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ path, method })));
-    expect(adminRoutes.length).toBeGreaterThanOrEqual(6);
+    expect(adminRoutes.length).toBeGreaterThanOrEqual(12);
     const user = await newUser(chat.api);
     for (const { path, method } of adminRoutes) {
       const url = path.replace(/\{[^}]+\}/g, '1');

@@ -5,7 +5,9 @@ import {
   ADMIN,
   bearer,
   login,
+  newUser,
   resetChatData,
+  sendMessage,
   startChat,
   type ChatHarness,
 } from '../testing/chat-harness.fixture.js';
@@ -114,6 +116,32 @@ describe('editions and licenses', () => {
     expect(enable.body.error.code).toBe('address_not_whitelisted');
   });
 
+  it('does not call a record whose address is not on the whitelist', async () => {
+    await plus.api
+      .patch(`/api/admin/api-keys/${customRecordId}`)
+      .set(admin)
+      .send({ enabled: true })
+      .expect(403);
+    // Force the record on, as an older version could have left it.
+    const { query } = await import('@switchyard/testing');
+    await query(
+      process.env.DATABASE_URL!,
+      'UPDATE "ApiKeyRecord" SET enabled = true WHERE id = $1',
+      [customRecordId],
+    );
+    const user = await newUser(plus.api);
+    const conversation = await plus.api
+      .post('/api/conversations')
+      .set(bearer(user.token))
+      .send({ title: 't', model: 'gpt-4o' })
+      .expect(201);
+    const reply = await sendMessage(plus, user.token, conversation.body.id as string, {
+      content: 'hi',
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.json).toMatchObject({ error: { code: 'address_not_whitelisted' } });
+  });
+
   it.each([
     [
       'forged',
@@ -139,7 +167,7 @@ describe('editions and licenses', () => {
     expect(view.body.license).toBeNull();
   });
 
-  it('accepts any address once a valid license is active', async () => {
+  it('accepts any address once a valid license is active, and calls it', async () => {
     const valid = license({ licensee: 'Acme' });
     const activated = await plus.api
       .post('/api/admin/edition/activate')
@@ -173,6 +201,22 @@ describe('editions and licenses', () => {
       .set(admin)
       .send({ enabled: true })
       .expect(200);
+
+    const user = await newUser(plus.api);
+    const conversation = await plus.api
+      .post('/api/conversations')
+      .set(bearer(user.token))
+      .send({ model: 'gpt-4o' })
+      .expect(201);
+    const reply = await sendMessage(plus, user.token, conversation.body.id as string, {
+      content: 'hi',
+    });
+    // Past the whitelist: the upstream is called (and refuses the connection).
+    expect(reply.status).toBe(200);
+    expect(reply.events.at(-1)).toMatchObject({
+      event: 'error',
+      data: { code: 'upstream_failed', address: CUSTOM },
+    });
   });
 
   it('keeps the installation id across restarts', async () => {

@@ -39,9 +39,23 @@ function tidy(text: string): string {
   return clean.length > 300 ? `${clean.slice(0, 297)}...` : clean;
 }
 
+/**
+ * Errors from fetch come from Node's own realm; under a test runner's sandbox they fail
+ * `instanceof Error`, so errors are recognised by their shape.
+ */
+function isErrorLike(value: unknown): value is Error {
+  return (
+    value instanceof Error ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as { message?: unknown }).message === 'string' &&
+      typeof (value as { name?: unknown }).name === 'string')
+  );
+}
+
 function causeOf(error: Error): string {
   const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) {
+  if (isErrorLike(cause)) {
     const code = (cause as { code?: unknown }).code;
     const inner = causeOf(cause);
     return typeof code === 'string' && !inner.includes(code) ? `${code}: ${inner}` : inner;
@@ -72,10 +86,10 @@ export function classifyUpstreamError(error: unknown): UpstreamFailure {
     }
     return { kind: 'failed', ...withStatus, detail };
   }
-  if (error instanceof SyntaxError) {
+  if (isErrorLike(error) && error.name === 'SyntaxError') {
     return { kind: 'failed', detail: tidy(`unreadable answer: ${error.message}`) };
   }
-  if (error instanceof Error) {
+  if (isErrorLike(error)) {
     // A stream cut half-way surfaces from fetch as a plain error ("terminated").
     return { kind: 'connection', detail: tidy(causeOf(error)) };
   }

@@ -3,6 +3,7 @@ import { ApiError } from '@switchyard/contracts';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { SecretCipher } from '@switchyard/security';
 import { type PurposeName } from '../common/platform.js';
+import { withRedis } from '../common/redis.js';
 import { EditionsService } from '../editions/editions.service.js';
 import { type UpstreamTarget } from '../upstream/upstream-target.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
@@ -41,7 +42,9 @@ export class RecordRotation {
     const usable = enabled.filter((record) => allowed(record.address));
     if (usable.length === 0) await this.editions.assertAddressAllowed(enabled[0]!.address);
 
-    const turn = await this.redis.incr(counterKey(purpose));
+    const turn = await withRedis('Choosing an API key record', () =>
+      this.redis.incr(counterKey(purpose)),
+    );
     const start = (turn - 1) % usable.length;
     const targets: UpstreamTarget[] = [];
     for (const record of [...usable.slice(start), ...usable.slice(0, start)]) {

@@ -1,3 +1,4 @@
+import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { query, startApp } from '@switchyard/testing';
 import {
@@ -260,5 +261,42 @@ describe('auth: the first administrator', () => {
       `SELECT role FROM "ChatUser" WHERE username = 'boss'`,
     );
     expect(roles).toEqual([{ role: 'user' }]);
+  });
+});
+
+describe('auth: when Redis is unreachable', () => {
+  let chat: ChatHarness;
+
+  beforeAll(async () => {
+    await resetChatData();
+    // Nothing listens on the discard port.
+    chat = await startChat({ REDIS_URL: 'redis://127.0.0.1:9' });
+  });
+
+  afterAll(async () => {
+    const redis = chat.app.get<RedisClient>(REDIS);
+    await chat.close();
+    // quit() cannot reach a Redis that is away, so the client would keep reconnecting;
+    // disconnect() stops that but leaves ioredis's 2 s disconnectTimeout timer running.
+    redis.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  });
+
+  it('answers 503 service_unavailable, not a 500, and readiness says why', async () => {
+    const login = await chat.api
+      .post('/api/auth/login')
+      .send({ username: ADMIN.username, password: ADMIN.password })
+      .expect(503);
+    expect(login.body.error).toMatchObject({ code: 'service_unavailable' });
+    expect(login.body.error.message).toMatch(/unavailable \(Redis\)/);
+    const me = await chat.api
+      .get('/api/auth/me')
+      .set(bearer(`sess-${'a'.repeat(43)}`))
+      .expect(503);
+    expect(me.body.error.code).toBe('service_unavailable');
+    const ready = await chat.api.get('/readyz').expect(503);
+    expect(ready.body.checks.redis.status).toBe('unavailable');
+    expect(ready.body.checks.postgres.status).toBe('ok');
+    await chat.api.get('/healthz').expect(200);
   });
 });

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
-import { commit } from '../common/redis-transaction.js';
 import { sha256Hex } from '@switchyard/security';
+import { commit, withRedis } from '../common/redis.js';
 
 // Failed logins are counted per username and per client address over a fixed window.
 // Past the limit every attempt is refused, even with the right password, until the
 // window ends: guessing gets no answer either way.
+
+const SIGN_IN = 'Signing in';
 
 const usernameKey = (username: string) => `chat:login-failures:user:${sha256Hex(username)}`;
 const addressKey = (address: string) => `chat:login-failures:ip:${address}`;
@@ -21,7 +23,9 @@ export class LoginThrottle {
 
   /** Throws 429 `too_many_attempts` when either counter is at its limit. */
   async assertAllowed(username: string, address: string): Promise<void> {
-    const [byUser, byAddress] = await this.redis.mget(usernameKey(username), addressKey(address));
+    const [byUser, byAddress] = await withRedis(SIGN_IN, () =>
+      this.redis.mget(usernameKey(username), addressKey(address)),
+    );
     const blocked =
       Number(byUser ?? 0) >= this.env.LOGIN_MAX_FAILURES
         ? usernameKey(username)
@@ -29,7 +33,7 @@ export class LoginThrottle {
           ? addressKey(address)
           : null;
     if (blocked === null) return;
-    const seconds = Math.max(await this.redis.ttl(blocked), 1);
+    const seconds = Math.max(await withRedis(SIGN_IN, () => this.redis.ttl(blocked)), 1);
     throw new ApiError(
       'too_many_attempts',
       `Too many failed logins; try again in ${Math.ceil(seconds / 60)} minute(s)`,
@@ -38,17 +42,19 @@ export class LoginThrottle {
 
   async recordFailure(username: string, address: string): Promise<void> {
     const window = this.env.LOGIN_FAILURE_WINDOW_SECONDS;
-    await commit(
-      this.redis
-        .multi()
-        .incr(usernameKey(username))
-        .expire(usernameKey(username), window, 'NX')
-        .incr(addressKey(address))
-        .expire(addressKey(address), window, 'NX'),
+    await withRedis(SIGN_IN, () =>
+      commit(
+        this.redis
+          .multi()
+          .incr(usernameKey(username))
+          .expire(usernameKey(username), window, 'NX')
+          .incr(addressKey(address))
+          .expire(addressKey(address), window, 'NX'),
+      ),
     );
   }
 
   async recordSuccess(username: string): Promise<void> {
-    await this.redis.del(usernameKey(username));
+    await withRedis(SIGN_IN, () => this.redis.del(usernameKey(username)));
   }
 }

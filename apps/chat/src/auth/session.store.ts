@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
-import { commit } from '../common/redis-transaction.js';
 import { generateSessionToken, sha256Hex } from '@switchyard/security';
+import { commit, withRedis } from '../common/redis.js';
 
 // Sessions are opaque bearer tokens. Redis keeps only their SHA-256, with the user id and
 // a TTL; a set per user lists them, so disabling a user ends every session at once.
 
 const SESSION_TOKEN = /^sess-[A-Za-z0-9]{43}$/;
+
+const STORE = 'The session store';
 
 const sessionKey = (hash: string) => `chat:session:${hash}`;
 const userSessionsKey = (userId: number) => `chat:user-sessions:${userId}`;
@@ -33,12 +35,14 @@ export class SessionStore {
     const token = generateSessionToken();
     const hash = sha256Hex(token);
     const ttl = this.env.SESSION_TTL_SECONDS;
-    await commit(
-      this.redis
-        .multi()
-        .set(sessionKey(hash), String(userId), 'EX', ttl)
-        .sadd(userSessionsKey(userId), hash)
-        .expire(userSessionsKey(userId), ttl),
+    await withRedis(STORE, () =>
+      commit(
+        this.redis
+          .multi()
+          .set(sessionKey(hash), String(userId), 'EX', ttl)
+          .sadd(userSessionsKey(userId), hash)
+          .expire(userSessionsKey(userId), ttl),
+      ),
     );
     return { token, expiresAt: new Date(Date.now() + ttl * 1000) };
   }
@@ -47,16 +51,20 @@ export class SessionStore {
   async find(token: string): Promise<SessionRecord | null> {
     if (!SESSION_TOKEN.test(token)) return null;
     const hash = sha256Hex(token);
-    const userId = await this.redis.get(sessionKey(hash));
+    const userId = await withRedis(STORE, () => this.redis.get(sessionKey(hash)));
     return userId === null ? null : { userId: Number(userId), hash };
   }
 
   async end(userId: number, hash: string): Promise<void> {
-    await commit(this.redis.multi().del(sessionKey(hash)).srem(userSessionsKey(userId), hash));
+    await withRedis(STORE, () =>
+      commit(this.redis.multi().del(sessionKey(hash)).srem(userSessionsKey(userId), hash)),
+    );
   }
 
   async endAll(userId: number): Promise<void> {
-    const hashes = await this.redis.smembers(userSessionsKey(userId));
-    await commit(this.redis.multi().del(...hashes.map(sessionKey), userSessionsKey(userId)));
+    await withRedis(STORE, async () => {
+      const hashes = await this.redis.smembers(userSessionsKey(userId));
+      await commit(this.redis.multi().del(...hashes.map(sessionKey), userSessionsKey(userId)));
+    });
   }
 }

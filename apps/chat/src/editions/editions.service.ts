@@ -126,7 +126,10 @@ export class EditionsService implements OnApplicationBootstrap {
 
   private async currentLicense(): Promise<LicenseSummary | null> {
     const active = await this.activeLicense();
-    if (active) return { licensee: active.licensee, expiresAt: active.expiresAt, active: true };
+    if (active) {
+      const expiresAt = new Date(active.expiresAt).toISOString();
+      return { licensee: active.licensee, expiresAt, active: true };
+    }
     const [latest] = await this.repository.listLicenses();
     return latest
       ? { licensee: latest.licensee, expiresAt: latest.expiresAt.toISOString(), active: false }

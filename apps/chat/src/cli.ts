@@ -10,7 +10,7 @@ import { validateSync } from 'class-validator';
 import { CreateApiKeyDto } from './api-keys/api-keys.dto.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { CliModule } from './cli.module.js';
-import { PURPOSES, type PurposeName } from './common/platform.js';
+import { PURPOSES } from './common/platform.js';
 import { parsePrivateKey, signLicense } from './editions/license.js';
 
 // Operator commands of the chat service:
@@ -59,7 +59,7 @@ async function createApiKey(args: string[]): Promise<void> {
     const result = await context.get(ApiKeysService).ensure({
       address: dto.address,
       key: dto.key,
-      purpose: dto.purpose as PurposeName,
+      purpose: dto.purpose ?? 'chat',
     });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ChatEnv } from '@switchyard/config';
 import { type ApiErrorCode } from '@switchyard/contracts';
 import { MessageStatus } from '@switchyard/db';
 import { Counter, Registry } from '@switchyard/observability';
 import { RecordRotation } from '../api-keys/record-rotation.js';
 import { type Principal } from '../auth/principal.js';
-import { ChatEnv } from '@switchyard/config';
 import { ModelsService, type UsableModel } from '../models/models.service.js';
 import { IdleWatchdog } from '../upstream/idle-watchdog.js';
 import { UpstreamClient, type ChatTurn } from '../upstream/upstream-client.js';
@@ -80,9 +80,11 @@ export class MessagesService {
         ? []
         : await this.conversations.recentHistory(conversationId, this.env.CHAT_HISTORY_MESSAGES);
     await this.conversations.addUserMessage(conversationId, dto.content, model.name);
-    const turns: ChatTurn[] = history
-      .filter((message) => message.role === 'user' || message.role === 'assistant')
-      .map((message) => ({ role: message.role as ChatTurn['role'], content: message.content }));
+    const turns: ChatTurn[] = history.flatMap((message) =>
+      message.role === 'user' || message.role === 'assistant'
+        ? [{ role: message.role, content: message.content }]
+        : [],
+    );
     turns.push({ role: 'user', content: dto.content });
     return { userId: principal.id, conversationId, model, targets, turns };
   }

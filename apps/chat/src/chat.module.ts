@@ -1,8 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { type ChatEnv } from '@switchyard/config';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { ApiExceptionFilter, apiValidationPipe } from '@switchyard/service';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { SessionGuard } from './auth/session.guard.js';
+import { CoreModule } from './common/core.module.js';
+import { ConversationsModule } from './conversations/conversations.module.js';
+import { EditionsModule } from './editions/editions.module.js';
+import { ModelsModule } from './models/models.module.js';
+import { UsageModule } from './usage/usage.module.js';
+import { UsersModule } from './users/users.module.js';
 
 @Module({})
 export class ChatModule {
@@ -14,6 +25,20 @@ export class ChatModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('chat'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
+        CoreModule.forRoot(env),
+        AuthModule,
+        UsersModule,
+        ModelsModule,
+        EditionsModule,
+        ApiKeysModule,
+        ConversationsModule,
+        UsageModule,
+      ],
+      providers: [
+        { provide: APP_PIPE, useFactory: apiValidationPipe },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        // Default deny: every /api route needs a session, /api/admin an administrator.
+        { provide: APP_GUARD, useExisting: SessionGuard },
       ],
     };
   }

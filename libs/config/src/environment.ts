@@ -150,6 +150,32 @@ export class ChatEnv extends SecretStoreEnv {
 
   @IntegerVariable(1000, 600_000)
   CHAT_UPSTREAM_TIMEOUT_MS: number = 120_000;
+
+  /** Model names of custom assistants: this prefix followed by the `g-…` id (seed §1.5). */
+  @TextVariable({
+    pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    expects: 'a model-name prefix of letters, digits, . _ or - (at most 64)',
+  })
+  CUSTOM_ASSISTANT_PREFIX: string = 'gpt-4-gizmo-';
+
+  /** Earlier messages of a conversation sent to the upstream with each new one. */
+  @IntegerVariable(0, 500)
+  CHAT_HISTORY_MESSAGES: number = 40;
+
+  /** Failed logins for one username within the window before logins are refused. */
+  @IntegerVariable(1, 1000)
+  LOGIN_MAX_FAILURES: number = 5;
+
+  /** Failed logins from one client address within the window before logins are refused. */
+  @IntegerVariable(1, 100_000)
+  LOGIN_MAX_FAILURES_PER_IP: number = 50;
+
+  @IntegerVariable(10, 86_400)
+  LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
+
+  /** Proxies (the web app) whose X-Forwarded-For names the client, for login throttling. */
+  @ListVariable(CIDR, 'IP addresses or CIDRs')
+  TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 }
 
 export class MeteringEnv extends StoreEnv {

@@ -77,6 +77,11 @@ export const API_ERRORS = {
   no_available_channel: 503,
   no_api_key: 503,
   user_disabled: 403,
+  username_taken: 409,
+  email_taken: 409,
+  invalid_assistant_link: 400,
+  /** Stored on a reply the browser stopped waiting for; never sent as a response. */
+  request_cancelled: 499,
 } as const satisfies Record<string, number>;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;

@@ -1,0 +1,109 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ApiError } from '@switchyard/contracts';
+import { isUniqueViolation } from '@switchyard/db';
+import { hashPassword, verifyPassword } from '@switchyard/security';
+import { UsersRepository } from '../users/users.repository.js';
+import { toPrincipal, toProfile } from '../users/users.mapper.js';
+import {
+  type LoginDto,
+  type RegisterDto,
+  type SessionResponse,
+  type UserProfileResponse,
+} from './auth.dto.js';
+import { LoginThrottle } from './login-throttle.js';
+import { type Principal } from './principal.js';
+import { SessionStore } from './session.store.js';
+
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+  /** Verified against when the username is unknown, so both cases take as long. */
+  private decoyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionStore,
+    private readonly throttle: LoginThrottle,
+  ) {}
+
+  async register(dto: RegisterDto): Promise<UserProfileResponse> {
+    await this.assertAvailable(dto.username, dto.email);
+    const passwordHash = await hashPassword(dto.password);
+    try {
+      const user = await this.users.createUser({
+        username: dto.username,
+        email: dto.email ?? null,
+        passwordHash,
+      });
+      this.logger.log({ message: 'user registered', userId: user.id });
+      return toProfile(user);
+    } catch (error) {
+      // Someone registered the same name or email in the meantime.
+      if (isUniqueViolation(error)) await this.assertAvailable(dto.username, dto.email);
+      throw error;
+    }
+  }
+
+  private async assertAvailable(username: string, email: string | undefined): Promise<void> {
+    if (await this.users.findByUsername(username)) {
+      throw new ApiError('username_taken', `The username "${username}" is already taken`);
+    }
+    if (email !== undefined && (await this.users.emailTaken(email))) {
+      throw new ApiError('email_taken', 'An account with this email already exists');
+    }
+  }
+
+  async login(dto: LoginDto, clientAddress: string): Promise<SessionResponse> {
+    await this.throttle.assertAllowed(dto.username, clientAddress);
+    const user = await this.users.findByUsername(dto.username);
+    const matches = user
+      ? await verifyPassword(dto.password, user.passwordHash)
+      : await verifyPassword(dto.password, await this.decoy()).then(() => false);
+    if (!user || !matches) {
+      await this.throttle.recordFailure(dto.username, clientAddress);
+      throw new ApiError('invalid_credentials', 'Wrong username or password');
+    }
+    if (user.disabled) {
+      throw new ApiError('user_disabled', 'This account is disabled; contact an administrator');
+    }
+    await this.throttle.recordSuccess(dto.username);
+    const session = await this.sessions.issue(user.id);
+    return { token: session.token, expiresAt: session.expiresAt.toISOString() };
+  }
+
+  async logout(principal: Principal): Promise<void> {
+    await this.sessions.end(principal.id, principal.sessionHash);
+  }
+
+  /** The user behind a bearer token; 401 for no or a dead session, 403 for a disabled user. */
+  async authenticate(token: string | undefined): Promise<Principal> {
+    const session = token ? await this.sessions.find(token) : null;
+    if (!session) {
+      throw new ApiError(
+        'unauthenticated',
+        token ? 'The session has expired or was ended; sign in again' : 'Sign in first',
+      );
+    }
+    const user = await this.users.findById(session.userId);
+    if (!user) {
+      await this.sessions.end(session.userId, session.hash);
+      throw new ApiError('unauthenticated', 'The session has expired or was ended; sign in again');
+    }
+    if (user.disabled) {
+      await this.sessions.endAll(user.id);
+      throw new ApiError('user_disabled', 'This account is disabled; contact an administrator');
+    }
+    return toPrincipal(user, session.hash);
+  }
+
+  async profile(principal: Principal): Promise<UserProfileResponse> {
+    const user = await this.users.findById(principal.id);
+    if (!user) throw new ApiError('unauthenticated', 'Sign in again');
+    return toProfile(user);
+  }
+
+  private decoy(): Promise<string> {
+    this.decoyHash ??= hashPassword('decoy password that matches nobody');
+    return this.decoyHash;
+  }
+}

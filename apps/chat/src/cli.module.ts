@@ -1,0 +1,20 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { type ChatEnv } from '@switchyard/config';
+import { DatabaseModule } from '@switchyard/db';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { CoreModule } from './common/core.module.js';
+
+/** What the command line needs: the records and the edition rules, over Postgres only. */
+@Module({})
+export class CliModule {
+  static forRoot(env: ChatEnv): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: 2 }),
+        CoreModule.forRoot(env),
+        ApiKeysModule,
+      ],
+    };
+  }
+}

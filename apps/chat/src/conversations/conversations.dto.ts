@@ -1,0 +1,100 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { MODEL_NAME } from '../common/platform.js';
+
+const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const MODEL_MESSAGE = 'model must be a model name';
+
+export class CreateConversationDto {
+  @ApiPropertyOptional({ default: 'New conversation', maxLength: 200 })
+  @IsOptional()
+  @trim
+  @IsString()
+  @Length(1, 200)
+  title?: string;
+
+  @ApiProperty({ example: 'gpt-4o' })
+  @IsString()
+  @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
+  model!: string;
+}
+
+export class UpdateConversationDto {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @trim
+  @IsString()
+  @Length(1, 200)
+  title?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
+  model?: string;
+}
+
+export class ListConversationsQuery {
+  @ApiPropertyOptional({ default: 1, minimum: 1 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 200 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  pageSize?: number;
+}
+
+export class SendMessageDto {
+  @ApiProperty({ maxLength: 100_000 })
+  @IsString()
+  @Length(1, 100_000, { message: 'content must have 1 to 100000 characters' })
+  content!: string;
+
+  @ApiPropertyOptional({
+    description: "Another model for this message; the conversation's otherwise",
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
+  model?: string;
+}
+
+export class ConversationResponse {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() model!: string;
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() updatedAt!: string;
+}
+
+export class ConversationPageResponse {
+  @ApiProperty({ type: [ConversationResponse] }) items!: ConversationResponse[];
+  @ApiProperty() total!: number;
+}
+
+export class TokenUsage {
+  @ApiProperty() promptTokens!: number;
+  @ApiProperty() completionTokens!: number;
+}
+
+export class MessageResponse {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: ['system', 'user', 'assistant'] }) role!: 'system' | 'user' | 'assistant';
+  @ApiProperty() content!: string;
+  @ApiProperty({ type: [String], description: 'Drawing results' }) imageUrls!: string[];
+  @ApiProperty({ type: String, nullable: true }) model!: string | null;
+  @ApiProperty({ enum: ['complete', 'partial', 'failed'] }) status!:
+    'complete' | 'partial' | 'failed';
+  @ApiProperty({ type: String, nullable: true, description: 'Why the reply is partial or failed' })
+  errorCode!: string | null;
+  @ApiProperty({ type: TokenUsage }) usage!: TokenUsage;
+  @ApiProperty() createdAt!: string;
+}

@@ -1,0 +1,26 @@
+import { type Conversation, type Message } from '@switchyard/db';
+import { type ConversationResponse, type MessageResponse } from './conversations.dto.js';
+
+export function toConversation(conversation: Conversation): ConversationResponse {
+  return {
+    id: conversation.id,
+    title: conversation.title,
+    model: conversation.model,
+    createdAt: conversation.createdAt.toISOString(),
+    updatedAt: conversation.updatedAt.toISOString(),
+  };
+}
+
+export function toMessage(message: Message): MessageResponse {
+  return {
+    id: Number(message.id),
+    role: message.role,
+    content: message.content,
+    imageUrls: message.imageUrls,
+    model: message.model,
+    status: message.status,
+    errorCode: message.errorCode,
+    usage: { promptTokens: message.promptTokens, completionTokens: message.completionTokens },
+    createdAt: message.createdAt.toISOString(),
+  };
+}

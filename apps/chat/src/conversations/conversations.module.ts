@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module.js';
+import { RecordRotation } from '../api-keys/record-rotation.js';
+import { ModelsModule } from '../models/models.module.js';
+import { UpstreamClient } from '../upstream/upstream-client.js';
+import { ConversationsController } from './conversations.controller.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import { ConversationsService } from './conversations.service.js';
+import { MessagesService } from './messages.service.js';
+
+@Module({
+  imports: [ModelsModule, ApiKeysModule],
+  controllers: [ConversationsController],
+  providers: [
+    ConversationsRepository,
+    ConversationsService,
+    MessagesService,
+    RecordRotation,
+    UpstreamClient,
+  ],
+})
+export class ConversationsModule {}

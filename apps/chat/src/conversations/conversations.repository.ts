@@ -1,0 +1,141 @@
+import { Injectable } from '@nestjs/common';
+import {
+  MessageRole,
+  MessageStatus,
+  PrismaService,
+  type Conversation,
+  type Message,
+} from '@switchyard/db';
+
+export interface ConversationPage {
+  rows: Conversation[];
+  total: number;
+}
+
+export interface AssistantReply {
+  conversationId: string;
+  userId: number;
+  model: string;
+  content: string;
+  imageUrls: string[];
+  status: MessageStatus;
+  errorCode: string | null;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+@Injectable()
+export class ConversationsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  createConversation(userId: number, title: string, model: string): Promise<Conversation> {
+    return this.prisma.conversation.create({ data: { userId, title, model } });
+  }
+
+  /** The user's conversations, most recently active first. */
+  async listConversations(userId: number, skip: number, take: number): Promise<ConversationPage> {
+    const [rows, total] = await this.prisma.$transaction([
+      this.prisma.conversation.findMany({
+        where: { userId },
+        orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
+        skip,
+        take,
+      }),
+      this.prisma.conversation.count({ where: { userId } }),
+    ]);
+    return { rows, total };
+  }
+
+  /** The conversation, if it exists and belongs to the user. */
+  findOwned(id: string, userId: number): Promise<Conversation | null> {
+    return this.prisma.conversation.findFirst({ where: { id, userId } });
+  }
+
+  async updateOwned(
+    id: string,
+    userId: number,
+    fields: { title?: string; model?: string },
+  ): Promise<Conversation | null> {
+    const { count } = await this.prisma.conversation.updateMany({
+      where: { id, userId },
+      data: fields,
+    });
+    return count === 0 ? null : this.findOwned(id, userId);
+  }
+
+  /** Whether a conversation of the user's was deleted (its messages go with it). */
+  async deleteOwned(id: string, userId: number): Promise<boolean> {
+    const { count } = await this.prisma.conversation.deleteMany({ where: { id, userId } });
+    return count > 0;
+  }
+
+  listMessages(conversationId: string): Promise<Message[]> {
+    return this.prisma.message.findMany({
+      where: { conversationId },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+  }
+
+  /** The last `limit` messages worth sending upstream again, oldest first. */
+  async recentHistory(conversationId: string, limit: number): Promise<Message[]> {
+    if (limit === 0) return [];
+    const rows = await this.prisma.message.findMany({
+      where: {
+        conversationId,
+        role: { in: [MessageRole.user, MessageRole.assistant] },
+        status: { not: MessageStatus.failed },
+        content: { not: '' },
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit,
+    });
+    return rows.reverse();
+  }
+
+  async addUserMessage(conversationId: string, content: string, model: string): Promise<Message> {
+    const [message] = await this.prisma.$transaction([
+      this.prisma.message.create({
+        data: { conversationId, role: MessageRole.user, content, model },
+      }),
+      this.prisma.conversation.update({
+        where: { id: conversationId },
+        data: { updatedAt: new Date() },
+      }),
+    ]);
+    return message;
+  }
+
+  /**
+   * Saves the reply and adds what the upstream served to the user's totals, together.
+   * Null when the conversation was deleted meanwhile (the usage still counts).
+   */
+  async saveAssistantReply(reply: AssistantReply): Promise<Message | null> {
+    const served = reply.status !== MessageStatus.failed;
+    const addUsage = () =>
+      this.prisma.chatUser.update({
+        where: { id: reply.userId },
+        data: {
+          requestCount: { increment: served ? 1 : 0 },
+          promptTokens: { increment: reply.promptTokens },
+          completionTokens: { increment: reply.completionTokens },
+        },
+      });
+    const { userId: _userId, ...fields } = reply;
+    try {
+      const [message] = await this.prisma.$transaction([
+        this.prisma.message.create({ data: { ...fields, role: MessageRole.assistant } }),
+        this.prisma.conversation.update({
+          where: { id: reply.conversationId },
+          data: { updatedAt: new Date() },
+        }),
+        addUsage(),
+      ]);
+      return message;
+    } catch (error) {
+      const exists = await this.prisma.conversation.count({ where: { id: reply.conversationId } });
+      if (exists > 0) throw error;
+      await addUsage();
+      return null;
+    }
+  }
+}

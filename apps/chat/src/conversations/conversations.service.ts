@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { ApiError } from '@switchyard/contracts';
+import { type Conversation } from '@switchyard/db';
+import { type Principal } from '../auth/principal.js';
+import { ModelsService } from '../models/models.service.js';
+import {
+  type ConversationPageResponse,
+  type ConversationResponse,
+  type CreateConversationDto,
+  type ListConversationsQuery,
+  type MessageResponse,
+  type UpdateConversationDto,
+} from './conversations.dto.js';
+import { toConversation, toMessage } from './conversations.mapper.js';
+import { ConversationsRepository } from './conversations.repository.js';
+
+const DEFAULT_TITLE = 'New conversation';
+
+/** Another user's conversation is answered exactly like one that does not exist. */
+export function conversationNotFound(id: string): ApiError {
+  return new ApiError('not_found', `No conversation with id ${id}`);
+}
+
+@Injectable()
+export class ConversationsService {
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly models: ModelsService,
+  ) {}
+
+  async create(principal: Principal, dto: CreateConversationDto): Promise<ConversationResponse> {
+    const model = await this.models.resolveForUse(principal, dto.model);
+    const conversation = await this.conversations.createConversation(
+      principal.id,
+      dto.title ?? DEFAULT_TITLE,
+      model.name,
+    );
+    return toConversation(conversation);
+  }
+
+  async list(
+    principal: Principal,
+    query: ListConversationsQuery,
+  ): Promise<ConversationPageResponse> {
+    const page = query.page ?? 1;
+    const pageSize = query.pageSize ?? 50;
+    const { rows, total } = await this.conversations.listConversations(
+      principal.id,
+      (page - 1) * pageSize,
+      pageSize,
+    );
+    return { items: rows.map(toConversation), total };
+  }
+
+  async get(principal: Principal, id: string): Promise<ConversationResponse> {
+    return toConversation(await this.findOwned(principal, id));
+  }
+
+  async update(
+    principal: Principal,
+    id: string,
+    dto: UpdateConversationDto,
+  ): Promise<ConversationResponse> {
+    await this.findOwned(principal, id);
+    if (dto.model !== undefined) await this.models.resolveForUse(principal, dto.model);
+    const updated = await this.conversations.updateOwned(id, principal.id, dto);
+    if (!updated) throw conversationNotFound(id);
+    return toConversation(updated);
+  }
+
+  async remove(principal: Principal, id: string): Promise<void> {
+    if (!(await this.conversations.deleteOwned(id, principal.id))) throw conversationNotFound(id);
+  }
+
+  async messages(principal: Principal, id: string): Promise<MessageResponse[]> {
+    await this.findOwned(principal, id);
+    return (await this.conversations.listMessages(id)).map(toMessage);
+  }
+
+  private async findOwned(principal: Principal, id: string): Promise<Conversation> {
+    const conversation = await this.conversations.findOwned(id, principal.id);
+    if (!conversation) throw conversationNotFound(id);
+    return conversation;
+  }
+}

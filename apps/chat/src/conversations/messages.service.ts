@@ -1,0 +1,260 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ChatEnv } from '@switchyard/config';
+import { type ApiErrorCode } from '@switchyard/contracts';
+import { MessageStatus } from '@switchyard/db';
+import { Counter, Registry } from '@switchyard/observability';
+import { RecordRotation } from '../api-keys/record-rotation.js';
+import { type Principal } from '../auth/principal.js';
+import { ModelsService, type UsableModel } from '../models/models.service.js';
+import { IdleWatchdog } from '../upstream/idle-watchdog.js';
+import { UpstreamClient, type ChatTurn } from '../upstream/upstream-client.js';
+import {
+  classifyUpstreamError,
+  describeFailure,
+  isRetryable,
+  type UpstreamFailure,
+} from '../upstream/upstream-failure.js';
+import { type UpstreamTarget } from '../upstream/upstream-target.js';
+import { conversationNotFound } from './conversations.service.js';
+import { type SendMessageDto } from './conversations.dto.js';
+import { ConversationsRepository } from './conversations.repository.js';
+import { type EventSink } from './event-stream.js';
+
+// Sending a message: everything that can be refused is checked first and answered as a
+// plain JSON error; then the user message is saved, the stream opens, and the records of
+// the model's purpose are tried in round-robin order. A record that times out, cannot be
+// reached or has no channel is skipped, as long as nothing has reached the browser yet.
+
+/** A message that passed every check; what `deliver` needs to get the reply. */
+export interface PreparedMessage {
+  userId: number;
+  conversationId: string;
+  model: UsableModel;
+  targets: UpstreamTarget[];
+  /** The conversation so far, ending with the new user message. */
+  turns: ChatTurn[];
+}
+
+interface Outcome {
+  content: string;
+  imageUrls: string[];
+  usage: { promptTokens: number; completionTokens: number } | null;
+  failure: { failure: UpstreamFailure; target: UpstreamTarget } | null;
+}
+
+type AttemptEnd = 'timeout' | 'cancelled';
+
+@Injectable()
+export class MessagesService {
+  private readonly logger = new Logger(MessagesService.name);
+  private readonly attempts: Counter<'purpose' | 'outcome'>;
+
+  constructor(
+    private readonly conversations: ConversationsRepository,
+    private readonly models: ModelsService,
+    private readonly rotation: RecordRotation,
+    private readonly upstream: UpstreamClient,
+    private readonly env: ChatEnv,
+    registry: Registry,
+  ) {
+    this.attempts = new Counter({
+      name: 'chat_upstream_attempts_total',
+      help: 'Calls to upstream API key records, by purpose and outcome.',
+      labelNames: ['purpose', 'outcome'],
+      registers: [registry],
+    });
+  }
+
+  /** Checks and saves the user's message; throws the JSON errors (404, 403, 503). */
+  async prepare(
+    principal: Principal,
+    conversationId: string,
+    dto: SendMessageDto,
+  ): Promise<PreparedMessage> {
+    const conversation = await this.conversations.findOwned(conversationId, principal.id);
+    if (!conversation) throw conversationNotFound(conversationId);
+    const model = await this.models.resolveForUse(principal, dto.model ?? conversation.model);
+    const targets = await this.rotation.next(model.purpose);
+    const history =
+      model.purpose === 'drawing'
+        ? []
+        : await this.conversations.recentHistory(conversationId, this.env.CHAT_HISTORY_MESSAGES);
+    await this.conversations.addUserMessage(conversationId, dto.content, model.name);
+    const turns: ChatTurn[] = history.flatMap((message) =>
+      message.role === 'user' || message.role === 'assistant'
+        ? [{ role: message.role, content: message.content }]
+        : [],
+    );
+    turns.push({ role: 'user', content: dto.content });
+    return { userId: principal.id, conversationId, model, targets, turns };
+  }
+
+  /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
+  async deliver(prepared: PreparedMessage, sink: EventSink): Promise<void> {
+    try {
+      const outcome =
+        prepared.model.purpose === 'drawing'
+          ? await this.draw(prepared, sink)
+          : await this.converse(prepared, sink);
+      await this.finish(prepared, outcome, sink);
+    } catch (error) {
+      this.logger.error({
+        message: 'reply failed',
+        err: error,
+        conversationId: prepared.conversationId,
+      });
+      await sink.send('error', {
+        code: 'internal_error' satisfies ApiErrorCode,
+        message: 'An unexpected error occurred; it has been logged',
+      });
+    } finally {
+      sink.end();
+    }
+  }
+
+  private async converse(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
+    const outcome: Outcome = { content: '', imageUrls: [], usage: null, failure: null };
+    for (const target of prepared.targets) {
+      const call = async (signal: AbortSignal, touch: () => void) => {
+        const pieces = await this.upstream.streamChat(
+          target,
+          prepared.model.name,
+          prepared.turns,
+          signal,
+        );
+        for await (const piece of pieces) {
+          touch();
+          if (piece.usage) outcome.usage = piece.usage;
+          if (piece.content !== '') {
+            outcome.content += piece.content;
+            await sink.send('delta', { content: piece.content });
+          }
+        }
+      };
+      const failure = await this.attempt(prepared, target, sink, call);
+      outcome.failure = failure ? { failure, target } : null;
+      // Once text has reached the browser, another record would start the answer again.
+      if (!failure || outcome.content !== '' || !isRetryable(failure)) break;
+    }
+    return outcome;
+  }
+
+  private async draw(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
+    const outcome: Outcome = { content: '', imageUrls: [], usage: null, failure: null };
+    const prompt = prepared.turns.at(-1)?.content ?? '';
+    for (const target of prepared.targets) {
+      // The answer is one JSON body: the watchdog bounds the wait for all of it.
+      const call = async (signal: AbortSignal) => {
+        const images = await this.upstream.generateImages(
+          target,
+          prepared.model.name,
+          prompt,
+          signal,
+        );
+        if (images.urls.length === 0) throw new SyntaxError('the upstream returned no image');
+        if (signal.aborted) return;
+        outcome.imageUrls = images.urls;
+        outcome.usage = images.usage;
+        await sink.send('image', { urls: images.urls });
+      };
+      const failure = await this.attempt(prepared, target, sink, call);
+      outcome.failure = failure ? { failure, target } : null;
+      if (!failure || outcome.imageUrls.length > 0 || !isRetryable(failure)) break;
+    }
+    return outcome;
+  }
+
+  /**
+   * One call to one record: resolves with the failure, or null when it succeeded. The
+   * watchdog is armed before the call, with the client's timeout, so it is always the
+   * one that decides a timeout; it also covers the silence between streamed pieces,
+   * which the client's timeout does not.
+   */
+  private async attempt(
+    prepared: PreparedMessage,
+    target: UpstreamTarget,
+    sink: EventSink,
+    call: (signal: AbortSignal, touch: () => void) => Promise<void>,
+  ): Promise<UpstreamFailure | null> {
+    const purpose = prepared.model.purpose;
+    if (sink.gone.aborted) return { kind: 'cancelled', detail: 'the browser went away' };
+    const controller = new AbortController();
+    const watchdog = new IdleWatchdog(this.upstream.timeoutMs, () =>
+      controller.abort('timeout' satisfies AttemptEnd),
+    );
+    const cancel = () => controller.abort('cancelled' satisfies AttemptEnd);
+    sink.gone.addEventListener('abort', cancel);
+    let failure: UpstreamFailure | null = null;
+    try {
+      watchdog.touch();
+      await call(controller.signal, () => watchdog.touch());
+    } catch (error) {
+      failure = classifyUpstreamError(error);
+    } finally {
+      watchdog.stop();
+      sink.gone.removeEventListener('abort', cancel);
+    }
+    // An aborted stream may simply end: what stopped it is in the signal, not in an error.
+    if (controller.signal.aborted) {
+      failure =
+        controller.signal.reason === ('timeout' satisfies AttemptEnd)
+          ? { kind: 'timeout', detail: 'no data in time' }
+          : { kind: 'cancelled', detail: 'the browser went away' };
+    }
+    this.attempts.inc({ purpose, outcome: failure?.kind ?? 'ok' });
+    if (failure && failure.kind !== 'cancelled') {
+      this.logger.warn({
+        message: 'upstream call failed',
+        recordId: target.recordId,
+        address: target.address,
+        model: prepared.model.name,
+        kind: failure.kind,
+        status: failure.status,
+        detail: failure.detail,
+      });
+    }
+    return failure;
+  }
+
+  private async finish(
+    prepared: PreparedMessage,
+    outcome: Outcome,
+    sink: EventSink,
+  ): Promise<void> {
+    const served = outcome.content !== '' || outcome.imageUrls.length > 0;
+    const error = outcome.failure
+      ? describeFailure(
+          outcome.failure.failure,
+          outcome.failure.target.address,
+          this.upstream.timeoutMs,
+        )
+      : null;
+    const status = !error
+      ? MessageStatus.complete
+      : served
+        ? MessageStatus.partial
+        : MessageStatus.failed;
+    const usage = outcome.usage ?? { promptTokens: 0, completionTokens: 0 };
+    const saved = await this.conversations.saveAssistantReply({
+      conversationId: prepared.conversationId,
+      userId: prepared.userId,
+      model: prepared.model.name,
+      content: outcome.content,
+      imageUrls: outcome.imageUrls,
+      status,
+      errorCode: error?.code ?? null,
+      ...usage,
+    });
+    const messageId = saved ? Number(saved.id) : null;
+    if (!error) {
+      await sink.send('done', { messageId, usage });
+    } else if (error.code !== 'request_cancelled') {
+      await sink.send('error', {
+        code: error.code,
+        message: error.message,
+        address: outcome.failure?.target.address,
+        messageId,
+      });
+    }
+  }
+}

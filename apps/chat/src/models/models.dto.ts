@@ -1,0 +1,88 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  MODEL_NAME,
+  PLATFORM_MESSAGE,
+  PLATFORMS,
+  PURPOSES,
+  type PlatformName,
+  type PurposeName,
+} from '../common/platform.js';
+
+const NAME_MESSAGE = 'name must be a model name of up to 128 letters, digits and . _ : / @ + -';
+
+export class CreateModelDto {
+  @ApiPropertyOptional({ enum: PLATFORMS, default: 'openai' })
+  @IsOptional()
+  @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
+  platform?: PlatformName;
+
+  @ApiProperty({
+    example: 'gpt-4o',
+    description: 'Names ending in -all and custom assistants are fine',
+  })
+  @IsString()
+  @Matches(MODEL_NAME, { message: NAME_MESSAGE })
+  name!: string;
+
+  @ApiPropertyOptional({ enum: PURPOSES, default: 'chat' })
+  @IsOptional()
+  @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
+  purpose?: PurposeName;
+
+  @ApiPropertyOptional({ default: false, description: 'On: every user may use the model' })
+  @IsOptional()
+  @IsBoolean()
+  open?: boolean;
+}
+
+export class UpdateModelDto {
+  @ApiPropertyOptional({ enum: PLATFORMS })
+  @IsOptional()
+  @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
+  platform?: PlatformName;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @Matches(MODEL_NAME, { message: NAME_MESSAGE })
+  name?: string;
+
+  @ApiPropertyOptional({ enum: PURPOSES })
+  @IsOptional()
+  @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
+  purpose?: PurposeName;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  open?: boolean;
+}
+
+export class ModelResponse {
+  @ApiProperty() id!: number;
+  @ApiProperty({ enum: PLATFORMS }) platform!: PlatformName;
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
+  @ApiProperty() open!: boolean;
+  @ApiProperty() createdAt!: string;
+  @ApiProperty() updatedAt!: string;
+}
+
+/** A model as a user sees it in the chat model list. */
+export class VisibleModelResponse {
+  @ApiProperty() name!: string;
+  @ApiProperty({ enum: PLATFORMS }) platform!: PlatformName;
+  @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
+}
+
+export class FromLinkDto {
+  @ApiProperty({ example: 'https://chatgpt.com/g/g-abc123XYZ-travel-guide?model=gpt-4' })
+  @IsString()
+  @MaxLength(2048)
+  link!: string;
+}
+
+export class FromLinkResponse {
+  @ApiProperty({ example: 'gpt-4-gizmo-g-abc123XYZ-travel-guide' }) model!: string;
+}

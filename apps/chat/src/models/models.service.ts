@@ -1,0 +1,127 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ChatEnv } from '@switchyard/config';
+import { ApiError } from '@switchyard/contracts';
+import { isRecordNotFound, isUniqueViolation, type ChatModel } from '@switchyard/db';
+import { type Principal } from '../auth/principal.js';
+import { type PurposeName } from '../common/platform.js';
+import { assistantIdOf } from './assistant-link.js';
+import {
+  type CreateModelDto,
+  type FromLinkResponse,
+  type ModelResponse,
+  type UpdateModelDto,
+  type VisibleModelResponse,
+} from './models.dto.js';
+import { ModelsRepository } from './models.repository.js';
+
+/** A model a user may use now, and what it is for. */
+export interface UsableModel {
+  name: string;
+  purpose: PurposeName;
+}
+
+function toModel(model: ChatModel): ModelResponse {
+  return {
+    id: model.id,
+    platform: model.platform,
+    name: model.name,
+    purpose: model.purpose,
+    open: model.open,
+    createdAt: model.createdAt.toISOString(),
+    updatedAt: model.updatedAt.toISOString(),
+  };
+}
+
+function toVisible(model: ChatModel): VisibleModelResponse {
+  return { name: model.name, platform: model.platform, purpose: model.purpose };
+}
+
+@Injectable()
+export class ModelsService {
+  private readonly logger = new Logger(ModelsService.name);
+
+  constructor(
+    private readonly models: ModelsRepository,
+    private readonly env: ChatEnv,
+  ) {}
+
+  /** The chat model list: open models and the user's permitted ones; administrators see all. */
+  async listVisible(principal: Principal): Promise<VisibleModelResponse[]> {
+    const rows =
+      principal.role === 'admin'
+        ? await this.models.listAll()
+        : await this.models.listOpenOrPermitted(principal.modelPermissions);
+    return rows.map(toVisible);
+  }
+
+  /** Throws 403 `model_not_permitted` unless `name` is a model the user may use. */
+  async resolveForUse(principal: Principal, name: string): Promise<UsableModel> {
+    const model = await this.models.findByName(name);
+    const allowed =
+      model !== null &&
+      (principal.role === 'admin' || model.open || principal.modelPermissions.includes(name));
+    if (!model || !allowed) {
+      throw new ApiError(
+        'model_not_permitted',
+        `You may not use the model "${name}": ask an administrator to open it or to give you permission`,
+      );
+    }
+    return { name: model.name, purpose: model.purpose };
+  }
+
+  fromLink(link: string): FromLinkResponse {
+    const result = assistantIdOf(link);
+    if (!result.ok) {
+      throw new ApiError(
+        'invalid_assistant_link',
+        `Not a custom assistant link: ${result.reason}. Expected a link like https://chatgpt.com/g/g-abc123-name`,
+      );
+    }
+    return { model: this.env.CUSTOM_ASSISTANT_PREFIX + result.id };
+  }
+
+  async list(): Promise<ModelResponse[]> {
+    return (await this.models.listAll()).map(toModel);
+  }
+
+  async create(dto: CreateModelDto): Promise<ModelResponse> {
+    try {
+      const model = await this.models.createModel({
+        name: dto.name,
+        platform: dto.platform ?? 'openai',
+        purpose: dto.purpose ?? 'chat',
+        open: dto.open ?? false,
+      });
+      this.logger.log({ message: 'model added', model: model.name, open: model.open });
+      return toModel(model);
+    } catch (error) {
+      throw this.translate(error, dto.name);
+    }
+  }
+
+  async update(id: number, dto: UpdateModelDto): Promise<ModelResponse> {
+    try {
+      const model = await this.models.updateModel(id, dto);
+      this.logger.log({ message: 'model changed', modelId: id, ...dto });
+      return toModel(model);
+    } catch (error) {
+      throw this.translate(error, dto.name, id);
+    }
+  }
+
+  async remove(id: number): Promise<void> {
+    try {
+      await this.models.deleteModel(id);
+    } catch (error) {
+      throw this.translate(error, undefined, id);
+    }
+  }
+
+  private translate(error: unknown, name?: string, id?: number): unknown {
+    if (isUniqueViolation(error)) {
+      return new ApiError('conflict', `A model named "${name ?? ''}" already exists`);
+    }
+    if (isRecordNotFound(error)) return new ApiError('not_found', `No model with id ${id ?? ''}`);
+    return error;
+  }
+}

@@ -1,0 +1,15 @@
+import { ChatEnv } from '@switchyard/config';
+import { type ServiceDefinition } from '@switchyard/service';
+import { ChatModule } from './chat.module.js';
+import { serveOpenApi } from './openapi.js';
+
+/** How the chat service is built: by `main.ts` in production, by the specs in tests. */
+export const chatService: ServiceDefinition<ChatEnv> = {
+  name: 'chat',
+  environment: ChatEnv,
+  module: (env) => ChatModule.forRoot(env),
+  port: (env) => env.CHAT_PORT,
+  // A message may carry a long conversation's worth of text.
+  bodyLimit: () => 2 * 1024 * 1024,
+  configure: (app) => serveOpenApi(app),
+};

@@ -1,0 +1,19 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentUser, type Principal } from '../auth/principal.js';
+import { UsageResponse } from '../users/users.dto.js';
+import { UsageService } from './usage.service.js';
+
+@ApiTags('usage')
+@ApiBearerAuth()
+@Controller('api/usage')
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  /** The signed-in user's totals over every conversation, deleted ones included. */
+  @Get()
+  @ApiResponse({ status: 200, type: UsageResponse })
+  totals(@CurrentUser() principal: Principal): Promise<UsageResponse> {
+    return this.usage.totals(principal);
+  }
+}

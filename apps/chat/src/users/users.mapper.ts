@@ -1,0 +1,40 @@
+import { type ChatUser } from '@switchyard/db';
+import { type UserProfileResponse } from '../auth/auth.dto.js';
+import { type Principal } from '../auth/principal.js';
+import { type AdminUserResponse, type UsageResponse } from './users.dto.js';
+
+export function toUsage(user: ChatUser): UsageResponse {
+  const promptTokens = Number(user.promptTokens);
+  const completionTokens = Number(user.completionTokens);
+  return {
+    requests: user.requestCount,
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+  };
+}
+
+export function toProfile(user: ChatUser): UserProfileResponse {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    role: user.role,
+    modelPermissions: user.modelPermissions,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+export function toAdminUser(user: ChatUser): AdminUserResponse {
+  return { ...toProfile(user), disabled: user.disabled, usage: toUsage(user) };
+}
+
+export function toPrincipal(user: ChatUser, sessionHash: string): Principal {
+  return {
+    id: user.id,
+    username: user.username,
+    role: user.role,
+    modelPermissions: user.modelPermissions,
+    sessionHash,
+  };
+}

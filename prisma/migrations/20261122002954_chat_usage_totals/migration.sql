@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "ChatUser" ADD COLUMN     "completionTokens" BIGINT NOT NULL DEFAULT 0,
+ADD COLUMN     "promptTokens" BIGINT NOT NULL DEFAULT 0,
+ADD COLUMN     "requestCount" INTEGER NOT NULL DEFAULT 0;

@@ -54,6 +54,15 @@ function shortText(value: string | null | undefined): string | null {
   return value === null || value === undefined ? null : value.slice(0, SHORT_TEXT);
 }
 
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the tokenizer counted them (the upstream reported none). */
+  tokensCounted: boolean;
+}
+
+const NOTHING_USED: TokenUsage = { promptTokens: 0, completionTokens: 0, tokensCounted: false };
+
 @Injectable()
 export class UsageEntryFactory {
   constructor(
@@ -61,14 +70,28 @@ export class UsageEntryFactory {
     private readonly tokens: TokenCounter,
   ) {}
 
-  /** Counts (when the upstream reported nothing) and prices one request. */
-  async create(record: UsageRecord): Promise<UsageEntry> {
+  /**
+   * What the request used: as the upstream reported it, else counted with the tokenizer
+   * (a promise only then, so the usual case stays synchronous).
+   */
+  tokenUsage(record: UsageRecord): TokenUsage | Promise<TokenUsage> {
+    if (record.usage) {
+      return {
+        promptTokens: record.usage.promptTokens,
+        completionTokens: record.usage.completionTokens,
+        tokensCounted: false,
+      };
+    }
+    return this.countTokens(record);
+  }
+
+  /** Prices one request and checks it fits its columns. */
+  create(record: UsageRecord, tokens: TokenUsage): UsageEntry {
     const requestedAt = new Date(record.requestedAt);
     if (Number.isNaN(requestedAt.getTime()) || record.requestedAt < 0) {
       throw new InvalidUsageError(`requestedAt is not a time: ${record.requestedAt}`);
     }
     const upstreamModel = record.upstreamModel ?? null;
-    const { promptTokens, completionTokens, tokensCounted } = await this.countTokens(record);
     const price = this.prices.priceFor(record.model, upstreamModel);
     return {
       requestId: record.requestId,
@@ -78,10 +101,10 @@ export class UsageEntryFactory {
       endpoint: record.endpoint,
       model: record.model,
       upstreamModel,
-      promptTokens: int4('promptTokens', promptTokens),
-      completionTokens: int4('completionTokens', completionTokens),
-      tokensCounted,
-      cost: costOf(promptTokens, completionTokens, price),
+      promptTokens: int4('promptTokens', tokens.promptTokens),
+      completionTokens: int4('completionTokens', tokens.completionTokens),
+      tokensCounted: tokens.tokensCounted,
+      cost: costOf(tokens.promptTokens, tokens.completionTokens, price),
       status: int4('status', record.status),
       errorCode: shortText(record.errorCode),
       latencyMs: int4('latencyMs', record.latencyMs),
@@ -93,20 +116,11 @@ export class UsageEntryFactory {
     };
   }
 
-  private async countTokens(
-    record: UsageRecord,
-  ): Promise<{ promptTokens: number; completionTokens: number; tokensCounted: boolean }> {
-    if (record.usage) {
-      return {
-        promptTokens: record.usage.promptTokens,
-        completionTokens: record.usage.completionTokens,
-        tokensCounted: false,
-      };
-    }
+  private async countTokens(record: UsageRecord): Promise<TokenUsage> {
     const images = record.imageCount ?? 0;
     if (!record.promptText && !record.completionText && images === 0) {
       // No upstream answered: nothing was used.
-      return { promptTokens: 0, completionTokens: 0, tokensCounted: false };
+      return NOTHING_USED;
     }
     const model = record.upstreamModel ?? record.model;
     const [prompt, completion] = await Promise.all([

@@ -26,8 +26,8 @@ const LAG_SAMPLE = 50;
  */
 @Injectable()
 export class UsageMetrics {
-  readonly settled: Counter<'result'>;
-  readonly failures: Counter<'reason'>;
+  private readonly settled: Record<SettledResult, { inc(): void }>;
+  private readonly failures: Record<FailureReason, { inc(): void }>;
   readonly batchSize: Histogram;
   readonly batchSeconds: Histogram;
   readonly exhausted: Counter;
@@ -39,18 +39,23 @@ export class UsageMetrics {
     @Inject(Registry) registry: Registry,
     @InjectQueue(Queues.Usage) private readonly queue: Queue,
   ) {
-    this.settled = new Counter({
+    const settled = new Counter({
       name: 'metering_jobs_settled_total',
       help: 'Usage jobs settled into Postgres: billed, or found already billed (a duplicate delivery).',
       labelNames: ['result'],
       registers: [registry],
     });
-    this.failures = new Counter({
+    // Children bound once: the hot path does not hash label sets.
+    this.settled = { billed: settled.labels('billed'), duplicate: settled.labels('duplicate') };
+    for (const result of ['billed', 'duplicate']) settled.inc({ result }, 0);
+    const failures = new Counter({
       name: 'metering_job_failures_total',
       help: 'Usage job attempts that failed: invalid records (dead-lettered at once) or errors (retried).',
       labelNames: ['reason'],
       registers: [registry],
     });
+    this.failures = { invalid: failures.labels('invalid'), error: failures.labels('error') };
+    for (const reason of ['invalid', 'error']) failures.inc({ reason }, 0);
     this.batchSize = new Histogram({
       name: 'metering_batch_size',
       help: 'Usage records written per transaction.',
@@ -97,6 +102,14 @@ export class UsageMetrics {
       registers: [registry],
       collect: read((s) => s.deadLetters),
     });
+  }
+
+  countSettled(result: SettledResult): void {
+    this.settled[result].inc();
+  }
+
+  countFailure(reason: FailureReason): void {
+    this.failures[reason].inc();
   }
 
   private queueSnapshot(): Promise<QueueSnapshot> {

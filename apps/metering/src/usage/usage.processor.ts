@@ -13,13 +13,6 @@ import { StoreUnavailableError } from './micro-batcher.js';
 import { InvalidUsageError, UsageEntryFactory, type UsageEntry } from './usage-entry.js';
 import { UsageSettlement } from './usage-settlement.service.js';
 import { UsageMetrics } from './usage.metrics.js';
-import { type EntryOutcome } from './usage.repository.js';
-
-export interface UsageJobResult {
-  result: EntryOutcome;
-  /** Micro-dollars, as a decimal string (JSON has no BigInt). */
-  cost: string;
-}
 
 /**
  * Consumes the `usage` queue. Many jobs are active at once; each hands its record to the
@@ -46,13 +39,15 @@ export class UsageProcessor
     super();
   }
 
-  async process(job: Job): Promise<UsageJobResult> {
+  async process(job: Job): Promise<void> {
     let entry: UsageEntry;
     try {
-      entry = await this.entries.create(validatePayload(UsageRecord, job.data));
+      const record = validatePayload(UsageRecord, job.data);
+      const tokens = this.entries.tokenUsage(record);
+      entry = this.entries.create(record, tokens instanceof Promise ? await tokens : tokens);
     } catch (error) {
       if (error instanceof InvalidPayloadError || error instanceof InvalidUsageError) {
-        this.metrics.failures.inc({ reason: 'invalid' });
+        this.metrics.countFailure('invalid');
         this.logger.warn({
           message: 'invalid usage record sent to the dead-letter list',
           jobId: job.id,
@@ -63,15 +58,13 @@ export class UsageProcessor
       throw error;
     }
     try {
-      const result = await this.settlement.settle(entry);
-      this.metrics.settled.inc({ result });
-      return { result, cost: entry.cost.toString() };
+      this.metrics.countSettled(await this.settlement.settle(entry));
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         // Shutting down while Postgres is away: back to the head of the queue, no attempt spent.
         throw Worker.RateLimitError();
       }
-      this.metrics.failures.inc({ reason: 'error' });
+      this.metrics.countFailure('error');
       throw error;
     }
   }

@@ -164,13 +164,17 @@ export class MeteringEnv extends StoreEnv {
   @IntegerVariable(0, 1_000_000_000)
   DEFAULT_MODEL_PRICE: number = 0;
 
-  /** Usage jobs taken from the queue at once; they wait together for their batch to commit. */
+  /**
+   * Usage jobs taken from the queue at once; they wait together for their batch to commit.
+   * Twice the batch size keeps two batches in flight; more only slows the start after idle
+   * (BullMQ fills the slots one fetch at a time) and grows the heap.
+   */
   @IntegerVariable(1, 20_000)
-  USAGE_CONCURRENCY: number = 2_000;
+  USAGE_CONCURRENCY: number = 1_000;
 
   /** Most usage records settled in one transaction. */
   @IntegerVariable(1, 10_000)
-  USAGE_BATCH_SIZE: number = 1_000;
+  USAGE_BATCH_SIZE: number = 500;
 
   /** How long the first record of a batch waits for others before the batch is written. */
   @IntegerVariable(0, 1_000)

@@ -8,6 +8,7 @@ import {
   createChannel,
   createToken,
   databaseUrl,
+  deadLettered,
   dropNamespace,
   enqueue,
   fileNamespace,
@@ -471,10 +472,7 @@ describe('metering worker', () => {
         queue,
         good.map((r) => r.requestId),
       );
-      const failed = await eventually(async () => {
-        const job = await queue.getJob(poison.requestId);
-        return job && (await job.isFailed()) ? job : undefined;
-      }, 10_000);
+      const failed = await deadLettered(queue, poison.requestId);
       expect(failed.failedReason).toContain('poisoned usage row');
       expect(failed.attemptsMade).toBe(2);
       expect(await logsOf(good.map((r) => r.requestId))).toHaveLength(60);

@@ -137,13 +137,10 @@ export async function settled(queue: Queue, jobIds: string[], timeoutMs = 20_000
   }
 }
 
-/** The job's final failure, once it is in the failed set. */
+/** The job as it failed, once it is in the failed set (read after it got there). */
 export async function deadLettered(queue: Queue, jobId: string, timeoutMs = 10_000) {
   return eventually(
-    async () => {
-      const job = await queue.getJob(jobId);
-      return job && (await job.isFailed()) ? job : undefined;
-    },
+    async () => ((await queue.getJobState(jobId)) === 'failed' ? queue.getJob(jobId) : undefined),
     timeoutMs,
     `job ${jobId} dead-lettered`,
   );

@@ -48,6 +48,7 @@ const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
 const APP_ENV = Object.fromEntries(
   (values['app-env'] ?? []).map((pair) => {
     const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--app-env takes NAME=value, got ${JSON.stringify(pair)}`);
     return [pair.slice(0, at), pair.slice(at + 1)];
   }),
 );

@@ -19,6 +19,8 @@ interface QueueSnapshot {
  * enqueued when it ends), and reading every job of a deep queue at each scrape is too dear.
  */
 const LAG_SAMPLE = 50;
+/** A scrape waits this long for Redis, then answers with the last values read. */
+const READ_TIMEOUT_MS = 2_000;
 
 /**
  * The metering worker's Prometheus metrics. Queue depth, lag and the dead-letter count are
@@ -81,7 +83,11 @@ export class UsageMetrics {
     this.databaseReachable.set(1);
     const read = (pick: (s: QueueSnapshot) => number) =>
       async function (this: Gauge): Promise<void> {
-        this.set(pick(await snapshot()));
+        try {
+          this.set(pick(await snapshot()));
+        } catch {
+          // Redis is away: the scrape still answers, with the last values read.
+        }
       };
     const snapshot = () => this.queueSnapshot();
     new Gauge({
@@ -113,7 +119,9 @@ export class UsageMetrics {
   }
 
   private queueSnapshot(): Promise<QueueSnapshot> {
-    this.reading ??= this.readQueue(Date.now()).finally(() => (this.reading = undefined));
+    this.reading ??= withTimeout(this.readQueue(Date.now()), READ_TIMEOUT_MS).finally(
+      () => (this.reading = undefined),
+    );
     return this.reading;
   }
 
@@ -140,6 +148,14 @@ export class UsageMetrics {
       lagSeconds: depth === 0 ? 0 : Math.max(0, now - oldest) / 1000,
     };
   }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** When the request arrived; the enqueue time for a job whose data says nothing usable. */

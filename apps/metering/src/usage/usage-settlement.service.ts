@@ -12,7 +12,7 @@ import { UsageRepository, type EntryOutcome, type ExhaustedToken } from './usage
 const BATCHES_IN_FLIGHT = 2;
 const OUTAGE_RETRY_MS = { min: 200, max: 5_000 };
 const TRANSIENT_RETRIES = 3;
-/** How long `token.exhausted` is retried while Redis does not take it. */
+/** Attempts to publish `token.exhausted` while Redis does not take it (about a minute). */
 const PUBLISH_ATTEMPTS = 8;
 
 /**

@@ -1,24 +1,24 @@
-import { benchGateway, ROW_HEADER } from './gateway.js';
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-// `pnpm bench`: every benchmark, one after the other, printed for docs/performance.md.
+// `pnpm bench`: every benchmark in benchmarks/, one after the other, each in its own
+// process, so they never compete for the machine. Arguments go to each benchmark.
 
-function log(line: string): void {
-  process.stdout.write(`${line}\n`);
+const directory = path.join(path.dirname(fileURLToPath(import.meta.url)), 'benchmarks');
+const only = process.env.BENCH_ONLY;
+let failed = 0;
+for (const file of readdirSync(directory)
+  .filter((f) => f.endsWith('.js'))
+  .sort()) {
+  if (only && !file.startsWith(only)) continue;
+  process.stdout.write(`\n==> ${file.replace(/\.js$/, '')}\n`);
+  const { status } = spawnSync(
+    process.execPath,
+    [path.join(directory, file), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  if (status !== 0) failed += 1;
 }
-
-log('== gateway: direct to the upstream vs through the edge ==');
-log(ROW_HEADER);
-const gateway = await benchGateway(log);
-log(`edge peak resident memory: ${gateway.edgePeakMemoryMiB.toFixed(0)} MiB`);
-
-const pair = (kind: 'json' | 'stream', connections: number) => {
-  const direct = gateway.rows.find((r) => r.target === 'direct' && r.kind === kind && r.connections === connections)!;
-  const edge = gateway.rows.find((r) => r.target === 'edge' && r.kind === kind && r.connections === connections)!;
-  return { direct, edge };
-};
-const single = pair('json', 1);
-const stream = pair('stream', 1);
-log('');
-log(`overhead, JSON, 1 connection: p50 +${(single.edge.p50Ms - single.direct.p50Ms).toFixed(3)} ms`);
-log(`overhead, stream, 1 connection: time to first token p50 +${(stream.edge.ttftP50Ms! - stream.direct.ttftP50Ms!).toFixed(3)} ms`);
-log(`edge CPU per JSON request at 64 connections: ${pair('json', 64).edge.edgeCpuMicrosPerRequest!.toFixed(0)} us`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,10 +1,4 @@
-import { MeteringEnv } from '@switchyard/config';
 import { startService } from '@switchyard/service';
-import { MeteringModule } from './metering.module.js';
+import { meteringService } from './metering.service.js';
 
-await startService({
-  name: 'metering',
-  environment: MeteringEnv,
-  module: (env) => MeteringModule.forRoot(env),
-  port: (env) => env.METERING_OPS_PORT,
-});
+await startService(meteringService);

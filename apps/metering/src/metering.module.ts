@@ -1,8 +1,27 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { type MeteringEnv } from '@switchyard/config';
+import { BullModule } from '@nestjs/bullmq';
+import { MeteringEnv } from '@switchyard/config';
+import { Queues } from '@switchyard/contracts';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
-import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
+import {
+  MessagingModule,
+  QueueConnection,
+  RedisReadiness,
+  busConnectionOf,
+} from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
+import { MaintenanceRepository } from './maintenance/maintenance.repository.js';
+import { MaintenanceService } from './maintenance/maintenance.service.js';
+import { PriceBook } from './pricing/price-book.js';
+import { PriceEventsController } from './pricing/price-events.controller.js';
+import { PricingRepository } from './pricing/pricing.repository.js';
+import { TokenCounter } from './usage/token-counter.js';
+import { UsageEntryFactory } from './usage/usage-entry.js';
+import { UsageSettlement } from './usage/usage-settlement.service.js';
+import { UsageMetrics } from './usage/usage.metrics.js';
+import { UsageProcessor } from './usage/usage.processor.js';
+import { UsageRepository } from './usage/usage.repository.js';
 
 @Module({})
 export class MeteringModule {
@@ -14,6 +33,29 @@ export class MeteringModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('metering'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
+        BullModule.forRootAsync({
+          inject: [QueueConnection],
+          useFactory: (queues: QueueConnection) => ({
+            connection: { url: queues.url },
+            prefix: queues.prefix,
+          }),
+        }),
+        BullModule.registerQueue({ name: Queues.Usage }, { name: Queues.UsageMaintenance }),
+      ],
+      controllers: [PriceEventsController],
+      providers: [
+        { provide: MeteringEnv, useValue: env },
+        PricingRepository,
+        PriceBook,
+        TokenCounter,
+        UsageEntryFactory,
+        UsageRepository,
+        UsageMetrics,
+        UsageSettlement,
+        UsageProcessor,
+        MaintenanceRepository,
+        MaintenanceService,
+        MaintenanceProcessor,
       ],
     };
   }

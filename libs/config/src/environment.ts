@@ -189,6 +189,26 @@ export class MeteringEnv extends StoreEnv {
   /** Price, in micro-dollars per million tokens (input and output), of a model with no price. */
   @IntegerVariable(0, 1_000_000_000)
   DEFAULT_MODEL_PRICE: number = 0;
+
+  /**
+   * Usage jobs taken from the queue at once; they wait together for their batch to commit.
+   * Twice the batch size keeps two batches in flight; more only slows the start after idle
+   * (BullMQ fills the slots one fetch at a time) and grows the heap.
+   */
+  @IntegerVariable(1, 20_000)
+  USAGE_CONCURRENCY: number = 1_000;
+
+  /** Most usage records settled in one transaction. */
+  @IntegerVariable(1, 10_000)
+  USAGE_BATCH_SIZE: number = 500;
+
+  /** How long the first record of a batch waits for others before the batch is written. */
+  @IntegerVariable(0, 1_000)
+  USAGE_BATCH_WAIT_MS: number = 5;
+
+  /** How often the daily roll-ups of today and yesterday are recomputed. */
+  @IntegerVariable(1_000, 86_400_000)
+  USAGE_ROLLUP_INTERVAL_MS: number = 300_000;
 }
 
 export class WebEnv extends BaseEnv {

@@ -20,6 +20,31 @@ export const Queues = {
   UsageMaintenance: 'usage-maintenance',
 } as const;
 
+/** The name of every job on the `usage` queue. */
+export const USAGE_JOB_NAME = 'usage';
+
+/** Job options in BullMQ's shape, without depending on BullMQ. */
+export interface QueueJobOptions {
+  attempts: number;
+  backoff: { type: 'exponential' | 'fixed'; delay: number };
+  removeOnComplete: boolean | number;
+  removeOnFail: boolean | number;
+}
+
+/**
+ * What the edge passes to `queue.add(USAGE_JOB_NAME, record, { ...USAGE_JOB_OPTIONS, jobId: record.requestId })`.
+ * A job that fails for a reason other than the database being down (metering waits for it
+ * without spending attempts) is retried over about two minutes (1 s, 2 s, ... 64 s), then
+ * stays in the failed set: the dead-letter list an operator inspects and replays. Completed
+ * jobs are dropped at once: `UsageLog.requestId` is the record of what was billed.
+ */
+export const USAGE_JOB_OPTIONS: Readonly<QueueJobOptions> = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: true,
+  removeOnFail: false,
+};
+
 export const GATEWAY_ENDPOINTS = ['chat.completions', 'embeddings', 'images.generations'] as const;
 export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
 
@@ -46,6 +71,11 @@ export class UsageRecord {
   /** Only when `usage` is null and an upstream answered: the texts to count with the tokenizer. */
   @IsOptional() @IsString() promptText?: string;
   @IsOptional() @IsString() completionText?: string;
+  /**
+   * `images.generations` without token usage: how many images the upstream returned.
+   * Each is billed as 1,000 completion tokens at the model's price (one-api's convention).
+   */
+  @IsOptional() @IsInt() @Min(0) imageCount?: number;
   @IsInt() @Min(0) latencyMs!: number;
   @IsOptional() @IsInt() @Min(0) firstByteMs!: number | null;
   @IsInt() @Min(0) attempts!: number;
@@ -53,11 +83,3 @@ export class UsageRecord {
   /** Epoch milliseconds when the request arrived. */
   @IsInt() requestedAt!: number;
 }
-
-/** How usage jobs are added (by the edge) and retried (by metering); job id = request id. */
-export const USAGE_JOB_OPTIONS = {
-  attempts: 25,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: false,
-} as const;

@@ -1,5 +1,5 @@
 export { DatabaseModule, DatabaseReadiness } from './database.module.js';
-export { isRecordNotFound, isUniqueViolation } from './errors.js';
+export { isRecordNotFound, isTransactionConflict, isUniqueViolation } from './errors.js';
 export { PrismaService, type DatabaseOptions } from './prisma.service.js';
 export { applyMigrations, MigrationError, type MigrationReport } from './migrate/migrator.js';
 export { defaultMigrationsDirectory } from './migrate/paths.js';

@@ -93,6 +93,8 @@ interface Delivery {
   upstreamModel: string | null;
   completionText: string;
   firstByteMs: number | null;
+  /** Images an image generation returned (metering prices them when no usage came). */
+  images?: number;
 }
 
 @Injectable()
@@ -321,18 +323,16 @@ export class ProxyService {
       if (typeof value === 'string') void reply.header(name, value);
     }
     if (answer.kind === 'whole') {
-      const summary =
-        response.statusCode < 400
-          ? summarizeJson(answer.body)
-          : { usage: null, model: null, completionText: '' };
+      const summary = response.statusCode < 400 ? summarizeJson(answer.body) : null;
       void reply.status(response.statusCode).send(answer.body);
       this.finish(exchange, attempt, {
         status: response.statusCode,
         errorCode: response.statusCode < 400 ? null : 'upstream_client_error',
-        usage: summary.usage,
-        upstreamModel: summary.model ?? attempt.candidate.upstreamModel,
-        completionText: summary.completionText,
+        usage: summary?.usage ?? null,
+        upstreamModel: summary?.model ?? attempt.candidate.upstreamModel,
+        completionText: summary?.completionText ?? '',
         firstByteMs,
+        ...(exchange.endpoint === 'images.generations' && summary ? { images: summary.items } : {}),
       });
       return;
     }
@@ -422,6 +422,7 @@ export class ProxyService {
     if (!delivery.usage && delivery.firstByteMs !== null && body && delivery.status < 400) {
       record.promptText = body.promptText();
       record.completionText = delivery.completionText;
+      if (delivery.images !== undefined) record.imageCount = delivery.images;
     }
     this.usage.record(record);
   }

@@ -68,6 +68,7 @@ describe('summarizeJson', () => {
       usage: { promptTokens: 3, completionTokens: 4 },
       model: 'm',
       completionText: 'hi',
+      items: 0,
     });
     expect(
       summarizeJson(Buffer.from(JSON.stringify({ usage: { prompt_tokens: 5, total_tokens: 5 } })))
@@ -77,10 +78,14 @@ describe('summarizeJson', () => {
       summarizeJson(Buffer.from(JSON.stringify({ usage: { input_tokens: 8, output_tokens: 1 } })))
         .usage,
     ).toEqual({ promptTokens: 8, completionTokens: 1 });
+    expect(
+      summarizeJson(Buffer.from(JSON.stringify({ data: [{ url: 'a' }, { url: 'b' }] }))).items,
+    ).toBe(2);
     expect(summarizeJson(Buffer.from('not json'))).toEqual({
       usage: null,
       model: null,
       completionText: '',
+      items: 0,
     });
   });
 });

@@ -61,11 +61,15 @@ export function summarizeEvents(text: string): StreamSummary {
 }
 
 /** Usage and model from a whole JSON response of any endpoint. */
-export function summarizeJson(body: Buffer): {
+export interface JsonSummary {
   usage: ReportedUsage | null;
   model: string | null;
   completionText: string;
-} {
+  /** Items in `data` (images of an image generation; embeddings otherwise). */
+  items: number;
+}
+
+export function summarizeJson(body: Buffer): JsonSummary {
   try {
     const json = JSON.parse(body.toString('utf8')) as {
       model?: unknown;
@@ -76,6 +80,7 @@ export function summarizeJson(body: Buffer): {
         output_tokens?: number;
       };
       choices?: { message?: { content?: unknown } }[];
+      data?: unknown[];
     };
     const reported = json.usage;
     const prompt = reported?.prompt_tokens ?? reported?.input_tokens;
@@ -89,8 +94,13 @@ export function summarizeJson(body: Buffer): {
     const completionText = (json.choices ?? [])
       .map((c) => (typeof c.message?.content === 'string' ? c.message.content : ''))
       .join('');
-    return { usage, model: typeof json.model === 'string' ? json.model : null, completionText };
+    return {
+      usage,
+      model: typeof json.model === 'string' ? json.model : null,
+      completionText,
+      items: Array.isArray(json.data) ? json.data.length : 0,
+    };
   } catch {
-    return { usage: null, model: null, completionText: '' };
+    return { usage: null, model: null, completionText: '', items: 0 };
   }
 }

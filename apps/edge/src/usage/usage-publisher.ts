@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Queues, USAGE_JOB_OPTIONS, type UsageRecord } from '@switchyard/contracts';
+import { Queues, USAGE_JOB_NAME, USAGE_JOB_OPTIONS, type UsageRecord } from '@switchyard/contracts';
 import { Counter, Registry } from '@switchyard/observability';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -82,7 +82,7 @@ export class UsagePublisher implements OnApplicationShutdown {
   private async enqueue(records: UsageRecord[]): Promise<void> {
     await this.queue.addBulk(
       records.map((data) => ({
-        name: 'usage',
+        name: USAGE_JOB_NAME,
         data,
         opts: { ...USAGE_JOB_OPTIONS, jobId: data.requestId },
       })),

@@ -1,4 +1,10 @@
-import { generateGatewayToken, generateSecretKeySpec, lastFour, SecretCipher, sha256Hex } from '@switchyard/security';
+import {
+  generateGatewayToken,
+  generateSecretKeySpec,
+  lastFour,
+  SecretCipher,
+  sha256Hex,
+} from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
@@ -8,7 +14,13 @@ import {
   testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
-import { cpuSeconds, load, peakMemoryMiB, timeToFirstToken, type LoadResult } from './measure.js';
+import {
+  cpuSeconds,
+  load,
+  peakMemoryMiB,
+  timeToFirstToken,
+  type LoadResult,
+} from '../lib/measure.js';
 
 // The gateway's overhead: the same requests sent straight to a zero-latency upstream and
 // through the edge, side by side in one run. The load generator and the upstream share
@@ -20,7 +32,7 @@ const LOAD_CPU = '0';
 const EDGE_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-export interface GatewayRow {
+interface GatewayRow {
   target: 'direct' | 'edge';
   kind: 'json' | 'stream';
   connections: number;
@@ -33,7 +45,7 @@ export interface GatewayRow {
   edgeCpuMicrosPerRequest: number | null;
 }
 
-export interface GatewayReport {
+interface GatewayReport {
   rows: GatewayRow[];
   edgePeakMemoryMiB: number;
 }
@@ -48,15 +60,24 @@ function bodyOf(kind: 'json' | 'stream'): string {
   });
 }
 
-export async function benchGateway(log: (line: string) => void): Promise<GatewayReport> {
+async function benchGateway(log: (line: string) => void): Promise<GatewayReport> {
   const database = await createTestDatabase();
   const prefix = testRedisPrefix();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const secretKeys = generateSecretKeySpec('bench');
-  const env = { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_PREFIX: prefix, SECRET_KEYS: secretKeys, LOG_LEVEL: 'info' };
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    SECRET_KEYS: secretKeys,
+    LOG_LEVEL: 'info',
+  };
   const apps: AppProcess[] = [];
   try {
-    const mock = await startApp('mock-upstream', { env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY }, cpus: LOAD_CPU });
+    const mock = await startApp('mock-upstream', {
+      env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+      cpus: LOAD_CPU,
+    });
     apps.push(mock);
 
     // Limits far above the load, so every request takes the Redis round trip without being refused.
@@ -86,7 +107,10 @@ export async function benchGateway(log: (line: string) => void): Promise<Gateway
     const edge = await startApp('edge', { env, cpus: EDGE_CPU, readyPath: '/readyz' });
     apps.push(edge);
     await eventually(
-      async () => ((await fetch(`${edge.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } })).ok ? true : undefined),
+      async () =>
+        (await fetch(`${edge.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } })).ok
+          ? true
+          : undefined,
       10_000,
       'edge routing',
     );
@@ -106,7 +130,10 @@ export async function benchGateway(log: (line: string) => void): Promise<Gateway
           const cpuBefore = await cpuSeconds(edge.child.pid!);
           const result: LoadResult = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
           const cpuUsed = (await cpuSeconds(edge.child.pid!)) - cpuBefore;
-          const ttft = kind === 'stream' ? await timeToFirstToken({ ...request, seconds: Math.max(3, SECONDS / 2) }) : null;
+          const ttft =
+            kind === 'stream'
+              ? await timeToFirstToken({ ...request, seconds: Math.max(3, SECONDS / 2) })
+              : null;
           const row: GatewayRow = {
             target,
             kind,
@@ -133,7 +160,7 @@ export async function benchGateway(log: (line: string) => void): Promise<Gateway
   }
 }
 
-export function formatRow(row: GatewayRow): string {
+function formatRow(row: GatewayRow): string {
   const ms = (value: number | null) => (value === null ? '-' : value.toFixed(3));
   return [
     row.target.padEnd(6),
@@ -144,9 +171,39 @@ export function formatRow(row: GatewayRow): string {
     ms(row.p99Ms).padStart(8),
     ms(row.ttftP50Ms).padStart(8),
     ms(row.ttftP99Ms).padStart(8),
-    (row.edgeCpuMicrosPerRequest === null ? '-' : row.edgeCpuMicrosPerRequest.toFixed(0)).padStart(7),
+    (row.edgeCpuMicrosPerRequest === null ? '-' : row.edgeCpuMicrosPerRequest.toFixed(0)).padStart(
+      7,
+    ),
     String(row.errors).padStart(6),
   ].join(' ');
 }
 
-export const ROW_HEADER = 'target kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 cpu(us) errors';
+const ROW_HEADER = 'target kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 cpu(us) errors';
+
+function log(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+log('gateway: direct to the upstream vs through the edge');
+log(ROW_HEADER);
+const report = await benchGateway(log);
+log(`edge peak resident memory: ${report.edgePeakMemoryMiB.toFixed(0)} MiB`);
+
+const pair = (kind: 'json' | 'stream', connections: number) => ({
+  direct: report.rows.find(
+    (r) => r.target === 'direct' && r.kind === kind && r.connections === connections,
+  )!,
+  edge: report.rows.find(
+    (r) => r.target === 'edge' && r.kind === kind && r.connections === connections,
+  )!,
+});
+const json1 = pair('json', 1);
+const stream1 = pair('stream', 1);
+log();
+log(`overhead, JSON, 1 connection: p50 +${(json1.edge.p50Ms - json1.direct.p50Ms).toFixed(3)} ms`);
+log(
+  `overhead, stream, 1 connection: time to first token p50 +${(stream1.edge.ttftP50Ms! - stream1.direct.ttftP50Ms!).toFixed(3)} ms`,
+);
+log(
+  `edge CPU per JSON request at 64 connections: ${pair('json', 64).edge.edgeCpuMicrosPerRequest!.toFixed(0)} us`,
+);

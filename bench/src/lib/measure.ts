@@ -43,14 +43,41 @@ export async function load(options: {
   await writeFile(script, WRK_SCRIPT);
   const { stdout } = await run(
     'taskset',
-    ['-c', options.cpus, 'wrk', '-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency', '-s', script, options.url],
-    { env: { ...process.env, BENCH_AUTH: options.authorization, BENCH_BODY: options.body }, maxBuffer: 1 << 20 },
+    [
+      '-c',
+      options.cpus,
+      'wrk',
+      '-t1',
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      '--latency',
+      '-s',
+      script,
+      options.url,
+    ],
+    {
+      env: { ...process.env, BENCH_AUTH: options.authorization, BENCH_BODY: options.body },
+      maxBuffer: 1 << 20,
+    },
   );
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
-  const raw = JSON.parse(line.slice(7)) as { requests: number; micros: number; p50: number; p99: number; errors: number };
+  const raw = JSON.parse(line.slice(7)) as {
+    requests: number;
+    micros: number;
+    p50: number;
+    p99: number;
+    errors: number;
+  };
   const seconds = raw.micros / 1e6;
-  return { requests: raw.requests, seconds, rps: raw.requests / seconds, p50Ms: raw.p50 / 1000, p99Ms: raw.p99 / 1000, errors: raw.errors };
+  return {
+    requests: raw.requests,
+    seconds,
+    rps: raw.requests / seconds,
+    p50Ms: raw.p50 / 1000,
+    p99Ms: raw.p99 / 1000,
+    errors: raw.errors,
+  };
 }
 
 export interface FirstTokenResult {
@@ -89,7 +116,8 @@ export async function timeToFirstToken(options: {
   await Promise.all(Array.from({ length: options.connections }, worker));
   await agent.close();
   samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? NaN;
+  const at = (q: number) =>
+    samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? NaN;
   return { samples: samples.length, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 

@@ -1,0 +1,139 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { eventually, query } from '@switchyard/testing';
+import { type Queue } from 'bullmq';
+import {
+  createToken,
+  databaseUrl,
+  dropNamespace,
+  enqueue,
+  fileNamespace,
+  meteringEnv,
+  metric,
+  settled,
+  startMetering,
+  tokenState,
+  usageQueue,
+  usageRecord,
+  type RunningMetering,
+} from '../testing/metering.fixture.js';
+
+// Postgres stops while usage keeps arriving, then starts again: every job is billed once,
+// and no attempt is spent on the outage. The server is shared with other test runs, so the
+// outage is kept to a few seconds and Postgres is always started again, failure or not.
+
+const CLUSTER = readdirSync('/etc/postgresql')[0] ?? '15';
+const OUTAGE_MS = 3_000;
+
+function postgres(action: 'start' | 'stop'): void {
+  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', CLUSTER, 'main', action], {
+    stdio: 'ignore',
+  });
+}
+
+function postgresRunning(): boolean {
+  try {
+    execFileSync('pg_isready', ['-h', '127.0.0.1', '-q']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function ensurePostgresRunning(): Promise<void> {
+  if (!postgresRunning()) {
+    try {
+      postgres('start');
+    } catch {
+      // Someone else started it meanwhile; the wait below tells.
+    }
+  }
+  await eventually(
+    () => (postgresRunning() ? true : undefined),
+    30_000,
+    'Postgres accepting connections',
+  );
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('Postgres outage', () => {
+  let metering: RunningMetering;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    metering = await startMetering(meteringEnv(fileNamespace()));
+    queue = usageQueue(metering.env);
+  });
+
+  afterAll(async () => {
+    await ensurePostgresRunning();
+    await metering?.close();
+    await queue?.close();
+    if (metering) await dropNamespace(metering.env);
+  });
+
+  it('loses no usage and spends no attempt while Postgres is stopped and started again', async () => {
+    const token = await createToken(null);
+    const records: ReturnType<typeof usageRecord>[] = [];
+    let producing = true;
+    const produce = (async () => {
+      for (let round = 0; producing || round < 60; round += 1) {
+        const burst = Array.from({ length: 25 }, () =>
+          usageRecord({
+            tokenId: token.id,
+            model: 'gpt-4o',
+            usage: { promptTokens: 1_000, completionTokens: 100 },
+          }),
+        );
+        records.push(...burst);
+        await enqueue(queue, burst);
+        await sleep(50);
+      }
+    })();
+
+    let lowestReachable = 1;
+    let heldDuringOutage = 0;
+    try {
+      await sleep(1_000);
+      postgres('stop');
+      const outageEnds = Date.now() + OUTAGE_MS;
+      while (Date.now() < outageEnds) {
+        lowestReachable = Math.min(
+          lowestReachable,
+          (await metric(metering.url, 'metering_database_reachable')) ?? 1,
+        );
+        heldDuringOutage = Math.max(
+          heldDuringOutage,
+          (await metric(metering.url, 'metering_queue_depth')) ?? 0,
+        );
+        await sleep(200);
+      }
+    } finally {
+      await ensurePostgresRunning();
+      producing = false;
+    }
+    await produce;
+    await settled(
+      queue,
+      records.map((r) => r.requestId),
+      60_000,
+    );
+
+    expect(lowestReachable).toBe(0);
+    expect(heldDuringOutage).toBeGreaterThan(0);
+    const [logged] = await query<{ rows: number }>(
+      databaseUrl(),
+      `SELECT count(*)::int AS "rows" FROM "UsageLog" WHERE "requestId" = ANY($1)`,
+      [records.map((r) => r.requestId)],
+    );
+    expect(logged?.rows).toBe(records.length);
+    // gpt-4o: 1000 prompt tokens at $2.50 and 100 completion tokens at $10 per million.
+    expect((await tokenState(token.id)).usedQuota).toBe(String(records.length * 3_500));
+    expect(await queue.getFailedCount()).toBe(0);
+    expect(
+      (await metric(metering.url, 'metering_job_failures_total', { reason: 'error' })) ?? 0,
+    ).toBe(0);
+    expect(await metric(metering.url, 'metering_database_reachable')).toBe(1);
+  }, 120_000);
+});

@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import { type UsageRecord } from '@switchyard/contracts';
+import { costOf } from '../pricing/cost.js';
+import { PriceBook } from '../pricing/price-book.js';
+import { TokenCounter } from './token-counter.js';
+
+/** One usage record ready to be written: counted, priced, and fitting its columns. */
+export interface UsageEntry {
+  requestId: string;
+  tokenId: number;
+  channelId: number | null;
+  keyId: number | null;
+  endpoint: string;
+  model: string;
+  upstreamModel: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  tokensCounted: boolean;
+  /** Micro-dollars. */
+  cost: bigint;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+  firstByteMs: number | null;
+  stream: boolean;
+  attempts: number;
+  clientIp: string | null;
+  requestedAt: Date;
+}
+
+/** A record that passed the contract's validation but cannot be stored as it is. */
+export class InvalidUsageError extends Error {
+  override readonly name = 'InvalidUsageError';
+}
+
+const INT4_MAX = 2_147_483_647;
+/** `errorCode` and `clientIp` are informative; longer values are cut to their columns. */
+const SHORT_TEXT = 64;
+/** An image without token usage bills like this many completion tokens (one-api's rule). */
+export const TOKENS_PER_IMAGE = 1_000;
+
+function int4(field: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value > INT4_MAX || value < -INT4_MAX - 1) {
+    throw new InvalidUsageError(`${field} is out of range: ${value}`);
+  }
+  return value;
+}
+
+function optionalInt4(field: string, value: number | null | undefined): number | null {
+  return value === null || value === undefined ? null : int4(field, value);
+}
+
+function shortText(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : value.slice(0, SHORT_TEXT);
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the tokenizer counted them (the upstream reported none). */
+  tokensCounted: boolean;
+}
+
+const NOTHING_USED: TokenUsage = { promptTokens: 0, completionTokens: 0, tokensCounted: false };
+
+@Injectable()
+export class UsageEntryFactory {
+  constructor(
+    private readonly prices: PriceBook,
+    private readonly tokens: TokenCounter,
+  ) {}
+
+  /**
+   * What the request used: as the upstream reported it, else counted with the tokenizer
+   * (a promise only then, so the usual case stays synchronous).
+   */
+  tokenUsage(record: UsageRecord): TokenUsage | Promise<TokenUsage> {
+    if (record.usage) {
+      return {
+        promptTokens: record.usage.promptTokens,
+        completionTokens: record.usage.completionTokens,
+        tokensCounted: false,
+      };
+    }
+    return this.countTokens(record);
+  }
+
+  /** Prices one request and checks it fits its columns. */
+  create(record: UsageRecord, tokens: TokenUsage): UsageEntry {
+    const requestedAt = new Date(record.requestedAt);
+    if (Number.isNaN(requestedAt.getTime()) || record.requestedAt < 0) {
+      throw new InvalidUsageError(`requestedAt is not a time: ${record.requestedAt}`);
+    }
+    const upstreamModel = record.upstreamModel ?? null;
+    const price = this.prices.priceFor(record.model, upstreamModel);
+    return {
+      requestId: record.requestId,
+      tokenId: int4('tokenId', record.tokenId),
+      channelId: optionalInt4('channelId', record.channelId),
+      keyId: optionalInt4('keyId', record.keyId),
+      endpoint: record.endpoint,
+      model: record.model,
+      upstreamModel,
+      promptTokens: int4('promptTokens', tokens.promptTokens),
+      completionTokens: int4('completionTokens', tokens.completionTokens),
+      tokensCounted: tokens.tokensCounted,
+      cost: costOf(tokens.promptTokens, tokens.completionTokens, price),
+      status: int4('status', record.status),
+      errorCode: shortText(record.errorCode),
+      latencyMs: int4('latencyMs', record.latencyMs),
+      firstByteMs: optionalInt4('firstByteMs', record.firstByteMs),
+      stream: record.stream,
+      attempts: int4('attempts', record.attempts),
+      clientIp: shortText(record.clientIp),
+      requestedAt,
+    };
+  }
+
+  private async countTokens(record: UsageRecord): Promise<TokenUsage> {
+    const images = record.imageCount ?? 0;
+    if (!record.promptText && !record.completionText && images === 0) {
+      // No upstream answered: nothing was used.
+      return NOTHING_USED;
+    }
+    const model = record.upstreamModel ?? record.model;
+    const [prompt, completion] = await Promise.all([
+      this.tokens.count(model, record.promptText),
+      this.tokens.count(model, record.completionText),
+    ]);
+    return {
+      promptTokens: prompt,
+      completionTokens: completion + images * TOKENS_PER_IMAGE,
+      tokensCounted: true,
+    };
+  }
+}

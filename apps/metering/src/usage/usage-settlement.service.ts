@@ -1,0 +1,104 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { MeteringEnv } from '@switchyard/config';
+import { Events } from '@switchyard/contracts';
+import { DatabaseReadiness, isTransactionConflict } from '@switchyard/db';
+import { EventBus } from '@switchyard/messaging';
+import { MicroBatcher } from './micro-batcher.js';
+import { type UsageEntry } from './usage-entry.js';
+import { UsageMetrics } from './usage.metrics.js';
+import { UsageRepository, type EntryOutcome, type ExhaustedToken } from './usage.repository.js';
+
+/** Batches written at the same time; rows are locked in one order, so they cannot deadlock. */
+const BATCHES_IN_FLIGHT = 2;
+const OUTAGE_RETRY_MS = { min: 200, max: 5_000 };
+const TRANSIENT_RETRIES = 3;
+/** Attempts to publish `token.exhausted` while Redis does not take it (about a minute). */
+const PUBLISH_ATTEMPTS = 8;
+
+/**
+ * Settles usage entries in batches: each entry's promise resolves once the transaction
+ * holding it has committed, then the tokens it ran out of quota are announced.
+ */
+@Injectable()
+export class UsageSettlement {
+  private readonly logger = new Logger(UsageSettlement.name);
+  private readonly batcher: MicroBatcher<UsageEntry, EntryOutcome>;
+
+  constructor(
+    private readonly repository: UsageRepository,
+    private readonly database: DatabaseReadiness,
+    private readonly bus: EventBus,
+    private readonly metrics: UsageMetrics,
+    env: MeteringEnv,
+  ) {
+    this.batcher = new MicroBatcher<UsageEntry, EntryOutcome>(
+      {
+        write: (entries) => this.write(entries),
+        isReachable: async () => {
+          await this.database.check();
+          return true;
+        },
+        isTransient: isTransactionConflict,
+      },
+      {
+        maxSize: env.USAGE_BATCH_SIZE,
+        maxWaitMs: env.USAGE_BATCH_WAIT_MS,
+        maxInFlight: BATCHES_IN_FLIGHT,
+        outageRetryMs: OUTAGE_RETRY_MS,
+        transientRetries: TRANSIENT_RETRIES,
+        onBatch: (size, seconds) => {
+          this.metrics.batchSize.observe(size);
+          this.metrics.batchSeconds.observe(seconds);
+        },
+        onOutage: (unreachable) => {
+          this.metrics.databaseReachable.set(unreachable ? 0 : 1);
+          if (unreachable) {
+            this.logger.warn('Postgres is unreachable: usage waits in memory and in the queue');
+          } else {
+            this.logger.log('Postgres is reachable again: settling the usage that waited');
+          }
+        },
+      },
+    );
+  }
+
+  /** Resolves with `billed`, or `duplicate` when the request had been billed before. */
+  settle(entry: UsageEntry): Promise<EntryOutcome> {
+    return this.batcher.submit(entry);
+  }
+
+  /** Shutting down: write what is pending now, and hold nothing for an unreachable database. */
+  stop(): void {
+    this.batcher.stop();
+  }
+
+  private async write(entries: UsageEntry[]): Promise<EntryOutcome[]> {
+    const { outcomes, exhausted } = await this.repository.settle(entries);
+    for (const token of exhausted) void this.announce(token);
+    return outcomes;
+  }
+
+  private async announce(token: ExhaustedToken): Promise<void> {
+    this.metrics.exhausted.inc();
+    this.logger.log({ message: 'token ran out of quota', tokenId: token.tokenId });
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.bus.publish(Events.TokenExhausted, {
+          tokenId: token.tokenId,
+          keyHash: token.keyHash,
+        });
+        return;
+      } catch (error) {
+        if (attempt >= PUBLISH_ATTEMPTS) {
+          this.logger.error({
+            message: 'could not announce an exhausted token (it is exhausted in the database)',
+            tokenId: token.tokenId,
+            reason: error instanceof Error ? error.message : String(error),
+          });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt).unref());
+      }
+    }
+  }
+}

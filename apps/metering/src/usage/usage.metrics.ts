@@ -1,0 +1,167 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Queues, type UsageRecord } from '@switchyard/contracts';
+import { Counter, Gauge, Histogram, Registry } from '@switchyard/observability';
+import { type Job, type Queue } from 'bullmq';
+
+export type SettledResult = 'billed' | 'duplicate';
+export type FailureReason = 'invalid' | 'error';
+
+interface QueueSnapshot {
+  depth: number;
+  deadLetters: number;
+  lagSeconds: number;
+}
+
+/**
+ * Jobs looked at, from the head of each of the waiting, active and delayed sets, for the
+ * oldest request time: jobs arrive roughly in request order, not exactly (a long stream is
+ * enqueued when it ends), and reading every job of a deep queue at each scrape is too dear.
+ */
+const LAG_SAMPLE = 50;
+/** A scrape waits this long for Redis, then answers with the last values read. */
+const READ_TIMEOUT_MS = 2_000;
+
+/**
+ * The metering worker's Prometheus metrics. Queue depth, lag and the dead-letter count are
+ * read from Redis when scraped, so every replica reports the whole queue.
+ */
+@Injectable()
+export class UsageMetrics {
+  private readonly settled: Record<SettledResult, { inc(): void }>;
+  private readonly failures: Record<FailureReason, { inc(): void }>;
+  readonly batchSize: Histogram;
+  readonly batchSeconds: Histogram;
+  readonly exhausted: Counter;
+  readonly databaseReachable: Gauge;
+  /** The read in progress: one scrape reads the queue once, however many gauges it fills. */
+  private reading: Promise<QueueSnapshot> | undefined;
+
+  constructor(
+    @Inject(Registry) registry: Registry,
+    @InjectQueue(Queues.Usage) private readonly queue: Queue,
+  ) {
+    const settled = new Counter({
+      name: 'metering_jobs_settled_total',
+      help: 'Usage jobs settled into Postgres: billed, or found already billed (a duplicate delivery).',
+      labelNames: ['result'],
+      registers: [registry],
+    });
+    // Children bound once: the hot path does not hash label sets.
+    this.settled = { billed: settled.labels('billed'), duplicate: settled.labels('duplicate') };
+    for (const result of ['billed', 'duplicate']) settled.inc({ result }, 0);
+    const failures = new Counter({
+      name: 'metering_job_failures_total',
+      help: 'Usage job attempts that failed: invalid records (dead-lettered at once) or errors (retried).',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.failures = { invalid: failures.labels('invalid'), error: failures.labels('error') };
+    for (const reason of ['invalid', 'error']) failures.inc({ reason }, 0);
+    this.batchSize = new Histogram({
+      name: 'metering_batch_size',
+      help: 'Usage records written per transaction.',
+      buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000],
+      registers: [registry],
+    });
+    this.batchSeconds = new Histogram({
+      name: 'metering_batch_duration_seconds',
+      help: 'Time to write one batch, transaction included.',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    this.exhausted = new Counter({
+      name: 'metering_tokens_exhausted_total',
+      help: 'Limited tokens that ran out of quota.',
+      registers: [registry],
+    });
+    this.databaseReachable = new Gauge({
+      name: 'metering_database_reachable',
+      help: '0 while Postgres cannot be reached and usage waits for it.',
+      registers: [registry],
+    });
+    this.databaseReachable.set(1);
+    const read = (pick: (s: QueueSnapshot) => number) =>
+      async function (this: Gauge): Promise<void> {
+        try {
+          this.set(pick(await snapshot()));
+        } catch {
+          // Redis is away: the scrape still answers, with the last values read.
+        }
+      };
+    const snapshot = () => this.queueSnapshot();
+    new Gauge({
+      name: 'metering_queue_depth',
+      help: 'Usage jobs not settled yet: waiting, delayed (retrying) and active.',
+      registers: [registry],
+      collect: read((s) => s.depth),
+    });
+    new Gauge({
+      name: 'metering_lag_seconds',
+      help: 'Now minus the request time of the oldest unsettled usage job (among the first 50 waiting, active and delayed); 0 when none.',
+      registers: [registry],
+      collect: read((s) => s.lagSeconds),
+    });
+    new Gauge({
+      name: 'metering_dead_letters',
+      help: 'Usage jobs that failed every attempt and wait for an operator (the failed set).',
+      registers: [registry],
+      collect: read((s) => s.deadLetters),
+    });
+  }
+
+  countSettled(result: SettledResult): void {
+    this.settled[result].inc();
+  }
+
+  countFailure(reason: FailureReason): void {
+    this.failures[reason].inc();
+  }
+
+  private queueSnapshot(): Promise<QueueSnapshot> {
+    this.reading ??= withTimeout(this.readQueue(Date.now()), READ_TIMEOUT_MS).finally(
+      () => (this.reading = undefined),
+    );
+    return this.reading;
+  }
+
+  private async readQueue(now: number): Promise<QueueSnapshot> {
+    const [counts, oldestWaiting, oldestActive, delayed] = await Promise.all([
+      this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'),
+      // Lists hold their oldest jobs at the tail: ascending order starts there.
+      this.queue.getJobs(['wait'], 0, LAG_SAMPLE - 1, true),
+      this.queue.getJobs(['active'], 0, LAG_SAMPLE - 1, true),
+      this.queue.getJobs(['delayed'], 0, LAG_SAMPLE - 1, true),
+    ]);
+    const depth =
+      (counts.waiting ?? 0) +
+      (counts.prioritized ?? 0) +
+      (counts.delayed ?? 0) +
+      (counts.active ?? 0);
+    const requested = [...oldestWaiting, ...oldestActive, ...delayed]
+      .filter((job): job is Job => job !== undefined && job !== null)
+      .map(requestedAt);
+    const oldest = requested.length > 0 ? Math.min(...requested) : now;
+    return {
+      depth,
+      deadLetters: counts.failed ?? 0,
+      lagSeconds: depth === 0 ? 0 : Math.max(0, now - oldest) / 1000,
+    };
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** When the request arrived; the enqueue time for a job whose data says nothing usable. */
+function requestedAt(job: Job): number {
+  const data = job.data as Partial<UsageRecord> | undefined;
+  return typeof data?.requestedAt === 'number' && Number.isFinite(data.requestedAt)
+    ? data.requestedAt
+    : job.timestamp;
+}

@@ -1,0 +1,200 @@
+import { Injectable } from '@nestjs/common';
+import { Prisma, PrismaService } from '@switchyard/db';
+import { type UsageEntry } from './usage-entry.js';
+
+export type EntryOutcome = 'billed' | 'duplicate';
+
+export interface ExhaustedToken {
+  tokenId: number;
+  keyHash: string;
+}
+
+export interface Settlement {
+  /** In the order of the entries given. */
+  outcomes: EntryOutcome[];
+  /** Limited tokens this settlement ran out of quota. */
+  exhausted: ExhaustedToken[];
+}
+
+interface InsertedTotals {
+  /** JSON: request ids of the batch that were logged before. */
+  duplicates: string;
+  /** JSON: `[id, cost, requests]` per token, channel and key of the inserted rows, by id. */
+  tokens: string;
+  channels: string;
+  keys: string;
+}
+
+type Totals = [id: number, cost: string, requests: number][];
+
+interface SettledTokenRow {
+  id: number;
+  status: string;
+  quota: bigint | null;
+  usedQuota: bigint;
+}
+
+const TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
+
+/**
+ * Settles a batch of usage in one transaction: the logs, then the token, channel and key
+ * totals of the rows actually inserted (a request already logged is never billed again).
+ * Rows are locked in one order everywhere (tokens, channels, keys; by id), so concurrent
+ * batches wait for each other instead of deadlocking.
+ *
+ * Each statement takes the batch as one JSON parameter: Postgres parses it far faster
+ * than the driver binds thousands of array elements.
+ */
+@Injectable()
+export class UsageRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async settle(entries: UsageEntry[]): Promise<Settlement> {
+    const unique = [...new Map(entries.map((e) => [e.requestId, e])).values()].sort((a, b) =>
+      a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0,
+    );
+    const { duplicates, exhausted } = await this.prisma.$transaction(async (tx) => {
+      const [totals] = await tx.$queryRaw<InsertedTotals[]>(insertLogs(unique));
+      if (!totals) throw new Error('the usage insert returned no totals');
+      const tokens = JSON.parse(totals.tokens) as Totals;
+      const channels = JSON.parse(totals.channels) as Totals;
+      const keys = JSON.parse(totals.keys) as Totals;
+      const settled =
+        tokens.length > 0 ? await tx.$queryRaw<SettledTokenRow[]>(addToTokens(tokens)) : [];
+      if (channels.length > 0) await tx.$executeRaw(addToTotals('Channel', channels));
+      if (keys.length > 0) await tx.$executeRaw(addToTotals('ChannelKey', keys));
+      const runOut = settled
+        .filter((t) => t.status === 'enabled' && t.quota !== null && t.usedQuota >= t.quota)
+        .map((t) => t.id);
+      const exhausted =
+        runOut.length > 0 ? await tx.$queryRaw<ExhaustedToken[]>(markExhausted(runOut)) : [];
+      return { duplicates: new Set(JSON.parse(totals.duplicates) as string[]), exhausted };
+    }, TRANSACTION);
+
+    const billed = new Set<string>();
+    const outcomes = entries.map((entry): EntryOutcome => {
+      if (duplicates.has(entry.requestId) || billed.has(entry.requestId)) return 'duplicate';
+      billed.add(entry.requestId);
+      return 'billed';
+    });
+    return { outcomes, exhausted };
+  }
+}
+
+/** One row per entry, in the order of the INSERT's column list below. */
+function row(e: UsageEntry): unknown[] {
+  return [
+    e.requestId,
+    e.tokenId,
+    e.channelId,
+    e.keyId,
+    e.endpoint,
+    e.model,
+    e.upstreamModel,
+    e.promptTokens,
+    e.completionTokens,
+    e.tokensCounted,
+    e.cost.toString(),
+    e.status,
+    e.errorCode,
+    e.latencyMs,
+    e.firstByteMs,
+    e.stream,
+    e.attempts,
+    e.clientIp,
+    e.requestedAt.toISOString(),
+  ];
+}
+
+/**
+ * One INSERT for the whole batch, and the totals of what it inserted. Ids of tokens,
+ * channels and keys deleted since the request are stored as null, as the foreign keys'
+ * ON DELETE SET NULL would have done.
+ */
+function insertLogs(entries: UsageEntry[]): Prisma.Sql {
+  return Prisma.sql`
+    WITH v AS (
+      SELECT r->>0 AS "requestId", (r->>1)::int AS "tokenId", (r->>2)::int AS "channelId",
+             (r->>3)::int AS "keyId", r->>4 AS "endpoint", r->>5 AS "model",
+             r->>6 AS "upstreamModel", (r->>7)::int AS "promptTokens",
+             (r->>8)::int AS "completionTokens", (r->>9)::boolean AS "tokensCounted",
+             (r->>10)::bigint AS "cost", (r->>11)::int AS "status", r->>12 AS "errorCode",
+             (r->>13)::int AS "latencyMs", (r->>14)::int AS "firstByteMs",
+             (r->>15)::boolean AS "stream", (r->>16)::int AS "attempts", r->>17 AS "clientIp",
+             (r->>18)::timestamptz AS "requestedAt", position
+      FROM jsonb_array_elements(${JSON.stringify(entries.map(row))}::jsonb)
+        WITH ORDINALITY AS e(r, position)
+    ),
+    inserted AS (
+      INSERT INTO "UsageLog" (
+        "requestId", "tokenId", "channelId", "channelKeyId", "endpoint", "model", "upstreamModel",
+        "promptTokens", "completionTokens", "tokensCounted", "cost", "status", "errorCode",
+        "latencyMs", "firstByteMs", "stream", "attempts", "clientIp", "requestedAt")
+      SELECT v."requestId", t."id", c."id", k."id", v."endpoint", v."model", v."upstreamModel",
+        v."promptTokens", v."completionTokens", v."tokensCounted", v."cost", v."status",
+        v."errorCode", v."latencyMs", v."firstByteMs", v."stream", v."attempts", v."clientIp",
+        v."requestedAt"
+      FROM v
+      LEFT JOIN "Token" t ON t."id" = v."tokenId"
+      LEFT JOIN "Channel" c ON c."id" = v."channelId"
+      LEFT JOIN "ChannelKey" k ON k."id" = v."keyId"
+      ORDER BY v.position
+      ON CONFLICT ("requestId") DO NOTHING
+      RETURNING "requestId", "tokenId", "channelId", "channelKeyId", "cost"
+    )
+    SELECT
+      (SELECT coalesce(json_agg(v."requestId"), '[]') FROM v
+        WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i."requestId" = v."requestId"))::text
+        AS "duplicates",
+      (SELECT coalesce(json_agg(json_build_array(id, cost::text, n) ORDER BY id), '[]') FROM (
+        SELECT "tokenId" AS id, sum("cost") AS cost, count(*) AS n FROM inserted
+        WHERE "tokenId" IS NOT NULL GROUP BY 1) x)::text AS "tokens",
+      (SELECT coalesce(json_agg(json_build_array(id, cost::text, n) ORDER BY id), '[]') FROM (
+        SELECT "channelId" AS id, sum("cost") AS cost, count(*) AS n FROM inserted
+        WHERE "channelId" IS NOT NULL GROUP BY 1) x)::text AS "channels",
+      (SELECT coalesce(json_agg(json_build_array(id, cost::text, n) ORDER BY id), '[]') FROM (
+        SELECT "channelKeyId" AS id, sum("cost") AS cost, count(*) AS n FROM inserted
+        WHERE "channelKeyId" IS NOT NULL GROUP BY 1) x)::text AS "keys"`;
+}
+
+function addToTokens(totals: Totals): Prisma.Sql {
+  return Prisma.sql`
+    WITH d AS (
+      SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost"
+      FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
+    ),
+    locked AS MATERIALIZED (
+      SELECT "id" FROM "Token" WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
+    )
+    UPDATE "Token" t
+    SET "usedQuota" = t."usedQuota" + d."cost"
+    FROM locked l JOIN d ON d."id" = l."id"
+    WHERE t."id" = l."id"
+    RETURNING t."id", t."status"::text AS "status", t."quota", t."usedQuota"`;
+}
+
+/** Adds cost and requests to channels or channel keys; the table name is never user input. */
+function addToTotals(table: 'Channel' | 'ChannelKey', totals: Totals): Prisma.Sql {
+  const target = Prisma.raw(`"${table}"`);
+  return Prisma.sql`
+    WITH d AS (
+      SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost", (x->>2)::bigint AS "requests"
+      FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
+    ),
+    locked AS MATERIALIZED (
+      SELECT "id" FROM ${target} WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
+    )
+    UPDATE ${target} u
+    SET "usedQuota" = u."usedQuota" + d."cost", "requestCount" = u."requestCount" + d."requests"
+    FROM locked l JOIN d ON d."id" = l."id"
+    WHERE u."id" = l."id"`;
+}
+
+/** A state change an administrator must see: it moves `updatedAt` and the version. */
+function markExhausted(tokenIds: number[]): Prisma.Sql {
+  return Prisma.sql`
+    UPDATE "Token"
+    SET "status" = 'exhausted', "updatedAt" = CURRENT_TIMESTAMP, "version" = "version" + 1
+    WHERE "id" IN (${Prisma.join(tokenIds)}) AND "status" = 'enabled'
+    RETURNING "id" AS "tokenId", "keyHash"`;
+}

@@ -31,6 +31,8 @@ export interface StackOptions {
   redisUrl?: string;
   edges?: number;
   routers?: number;
+  /** Runs the metering worker too (usage settles into Postgres; quotas run out). */
+  metering?: boolean;
   mockAccounts?: string;
   env?: Record<string, string>;
   edgeEnv?: Record<string, string>;
@@ -86,6 +88,7 @@ export class Stack {
   mock!: AppProcess;
   routers: AppProcess[] = [];
   edges: AppProcess[] = [];
+  metering: AppProcess | undefined;
   private bus!: NamespacedRedisClient;
   private redis!: Redis;
   spoolDir = '';
@@ -117,6 +120,7 @@ export class Stack {
       env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
     });
     for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
+    if (this.options.metering) this.metering = await startApp('metering', { env: this.env, readyPath: '/readyz' });
     for (let i = 0; i < (this.options.edges ?? 1); i += 1) await this.startEdge();
     return this;
   }

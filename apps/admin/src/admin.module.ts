@@ -8,6 +8,7 @@ import { apiValidationPipe } from '@switchyard/service';
 import { AdminsModule } from './admins/admins.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ChannelsModule } from './channels/channels.module.js';
 import { AdminEnvModule } from './common/admin-env.module.js';
 import { AdminExceptionFilter } from './common/admin-exception.filter.js';
 
@@ -25,6 +26,7 @@ export class AdminModule {
         AuthModule,
         AdminsModule,
         AuditModule,
+        ChannelsModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

@@ -11,6 +11,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ChannelsModule } from './channels/channels.module.js';
 import { AdminEnvModule } from './common/admin-env.module.js';
 import { AdminExceptionFilter } from './common/admin-exception.filter.js';
+import { TokensModule } from './tokens/tokens.module.js';
 
 @Module({})
 export class AdminModule {
@@ -27,6 +28,7 @@ export class AdminModule {
         AdminsModule,
         AuditModule,
         ChannelsModule,
+        TokensModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

@@ -11,7 +11,9 @@ import { AuthModule } from './auth/auth.module.js';
 import { ChannelsModule } from './channels/channels.module.js';
 import { AdminEnvModule } from './common/admin-env.module.js';
 import { AdminExceptionFilter } from './common/admin-exception.filter.js';
+import { PricesModule } from './prices/prices.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
+import { UsageModule } from './usage/usage.module.js';
 
 @Module({})
 export class AdminModule {
@@ -29,6 +31,8 @@ export class AdminModule {
         AuditModule,
         ChannelsModule,
         TokensModule,
+        PricesModule,
+        UsageModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

@@ -1,3 +1,4 @@
+import { Module, type Type } from '@nestjs/common';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AdminEnv, loadEnvironment } from '@switchyard/config';
 import { createLogger } from '@switchyard/observability';
@@ -6,6 +7,7 @@ import { createService } from '@switchyard/service';
 import { clearRedisNamespace, eventually, query } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
+import { AdminModule } from '../admin.module.js';
 import { adminService } from '../admin.service.js';
 
 // A real admin service on a real port, against the run's Postgres database and a Redis
@@ -21,6 +23,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Another database than the run's (tests of first start). */
   databaseUrl?: string;
+  /** Controllers added next to the app's (tests of the access guard). */
+  extraControllers?: Type[];
 }
 
 export interface PublishedEvent {
@@ -88,6 +92,13 @@ export class AdminHarness {
     this.app = await createService(
       {
         ...adminService,
+        module: (env) => {
+          const extra = this.options.extraControllers ?? [];
+          if (extra.length === 0) return AdminModule.forRoot(env);
+          @Module({})
+          class HarnessRoot {}
+          return { module: HarnessRoot, imports: [AdminModule.forRoot(env)], controllers: extra };
+        },
         configure: async (app, env, log) => {
           const fastify = app.getHttpAdapter().getInstance();
           fastify.addHook('onRoute', (route) => {

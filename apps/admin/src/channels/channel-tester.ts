@@ -13,7 +13,7 @@ export interface ChannelProbe {
 }
 
 export type ProbeOutcome =
-  | { ok: true; status: number; latencyMs: number; reply: string }
+  | { ok: true; status: number; latencyMs: number; reply: string; answeredModel?: string }
   | { ok: false; status: number | null; latencyMs: number; error: ChannelTestError };
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -30,6 +30,7 @@ export class ChannelTester {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
+    const deadline = AbortSignal.timeout(timeoutMs);
     let status: number | null = null;
     try {
       const response = await request(`${target.baseUrl}/v1/chat/completions`, {
@@ -45,7 +46,7 @@ export class ChannelTester {
           messages: [{ role: 'user', content: 'ping' }],
           max_tokens: 8,
         }),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: deadline,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -66,7 +67,14 @@ export class ChannelTester {
             },
           };
         }
-        return { ok: true, status, latencyMs, reply: clean(reply).slice(0, MAX_REPLY_CHARS) };
+        const answeredModel = isRecord(body) && typeof body.model === 'string' ? body.model : null;
+        return {
+          ok: true,
+          status,
+          latencyMs,
+          reply: clean(reply).slice(0, MAX_REPLY_CHARS),
+          ...(answeredModel ? { answeredModel: clean(answeredModel) } : {}),
+        };
       }
       const upstream = errorOf(body);
       return {
@@ -80,7 +88,7 @@ export class ChannelTester {
       };
     } catch (error) {
       const latencyMs = elapsed();
-      if (isTimeout(error)) {
+      if (deadline.aborted || isUndiciTimeout(error)) {
         return {
           ok: false,
           status,
@@ -142,15 +150,13 @@ function errorOf(body: unknown): { code?: string; message?: string } | null {
     : { ...(code ? { code } : {}), ...(message ? { message } : {}) };
 }
 
-function isTimeout(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: string }).code ?? '';
+function isUndiciTimeout(error: unknown): boolean {
+  const code =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : '';
   return (
-    error.name === 'TimeoutError' ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
-    code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    (error.name === 'AbortError' && /timeout/i.test(String(error.cause ?? error.message)))
+    code === 'UND_ERR_CONNECT_TIMEOUT'
   );
 }
 

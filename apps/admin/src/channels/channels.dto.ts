@@ -334,6 +334,8 @@ export class ChannelTestResult {
   upstreamModel!: string;
   @ApiProperty() keyId!: number;
   @ApiPropertyOptional({ description: "The upstream's reply (when ok)" }) reply?: string;
+  @ApiPropertyOptional({ description: 'The model the upstream says answered (when ok)' })
+  answeredModel?: string;
   @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
   error?: ChannelTestError;
 }

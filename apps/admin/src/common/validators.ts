@@ -124,9 +124,25 @@ export function IsModelMapping(options?: ValidationOptions): PropertyDecorator {
 /** Group names a channel serves and a token belongs to. */
 export const GROUP_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** Skips the other rules when the value is null (an explicit "none"); undefined still fails them. */
-export function NullableButRequired(): PropertyDecorator {
-  return ValidateIf((_object, value) => value !== null);
+/**
+ * A field that must be present, either null (an explicit "none") or passing `check`;
+ * one message, whatever is wrong.
+ */
+export function NullOr(
+  check: (value: unknown) => boolean,
+  expects: string,
+  options?: ValidationOptions,
+): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'nullOr',
+      validator: {
+        validate: (value: unknown) => value === null || (value !== undefined && check(value)),
+        defaultMessage: (args) => `${args?.property ?? 'value'} is required: ${expects}`,
+      },
+    },
+    options,
+  );
 }
 
 /** Skips the other rules when the value is null or absent. */

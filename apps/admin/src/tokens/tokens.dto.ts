@@ -4,10 +4,8 @@ import {
   ArrayUnique,
   IsArray,
   IsBoolean,
-  IsDefined,
   IsIn,
   IsInt,
-  IsISO8601,
   IsOptional,
   IsString,
   Length,
@@ -15,13 +13,14 @@ import {
   Max,
   MaxLength,
   Min,
+  isISO8601,
 } from 'class-validator';
 import { PageOf, PageQuery } from '../common/pagination.js';
 import {
   GROUP_PATTERN,
   IsIpOrCidr,
   IsModelPattern,
-  NullableButRequired,
+  NullOr,
   NullableOptional,
 } from '../common/validators.js';
 
@@ -48,11 +47,9 @@ export class CreateTokenDto {
     nullable: true,
     description: 'When the token stops working; null = never expires. Must be in the future.',
   })
-  @NullableButRequired()
-  @IsDefined({ message: 'expiresAt is required: an ISO 8601 date and time, or null for never' })
-  @IsISO8601(
-    { strict: true },
-    { message: 'expiresAt must be an ISO 8601 date and time, or null for never' },
+  @NullOr(
+    (value) => typeof value === 'string' && isISO8601(value, { strict: true }),
+    'an ISO 8601 date and time, or null for never',
   )
   expiresAt!: string | null;
 
@@ -62,11 +59,10 @@ export class CreateTokenDto {
     minimum: 0,
     description: 'Spending limit in micro-dollars (1 USD = 1,000,000); null = unlimited',
   })
-  @NullableButRequired()
-  @IsDefined({ message: 'quota is required: micro-dollars, or null for unlimited' })
-  @IsInt({ message: 'quota must be an integer of micro-dollars, or null for unlimited' })
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @NullOr(
+    (value) => Number.isSafeInteger(value) && (value as number) >= 0,
+    'a whole number of micro-dollars (0 or more), or null for unlimited',
+  )
   quota!: number | null;
 
   @ApiPropertyOptional({

@@ -62,6 +62,6 @@ const code = await main(process.argv.slice(2)).catch((error: unknown) => {
   io.err(error instanceof Error ? (error.stack ?? error.message) : String(error));
   return 1;
 });
-// Connections are closed by now; a socket still opening (a Redis client that never got to
-// connect before the command ended) must not keep a finished command alive.
+// Connections are closed by now; whatever might still linger (a keep-alive socket, a
+// client still connecting) must not keep a finished command alive.
 process.exit(code);

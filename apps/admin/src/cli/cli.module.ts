@@ -1,10 +1,29 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { type AdminEnv } from '@switchyard/config';
 import { DatabaseModule } from '@switchyard/db';
-import { MessagingModule, busConnectionOf } from '@switchyard/messaging';
+import { MessagingModule, REDIS, busConnectionOf, type RedisClient } from '@switchyard/messaging';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { AdminEnvModule } from '../common/admin-env.module.js';
 import { TokensModule } from '../tokens/tokens.module.js';
+
+/**
+ * A command can end before the Redis client has finished connecting; its QUIT is then
+ * refused (no offline queue) and the connection would open afterwards and stay. Drop it.
+ */
+@Injectable()
+class RedisDisconnector implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
+
+  onApplicationShutdown(): void {
+    if (this.redis.status !== 'end') this.redis.disconnect();
+  }
+}
 
 /** What the command-line tool needs: the same services as the API, without HTTP. */
 @Module({})
@@ -19,6 +38,7 @@ export class CliModule {
         ChannelsModule,
         TokensModule,
       ],
+      providers: [RedisDisconnector],
     };
   }
 }

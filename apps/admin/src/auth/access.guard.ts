@@ -78,6 +78,7 @@ export class AccessGuard implements CanActivate {
     try {
       return await this.auth.authenticate(match?.[1]);
     } catch (error) {
+      if (error instanceof ApiError) throw error;
       this.logger.error({
         message: 'sessions cannot be checked',
         reason: error instanceof Error ? error.message : String(error),

@@ -76,6 +76,7 @@ export class CreateChannelDto {
   @ApiProperty({ example: 'Relay A', maxLength: 128 })
   @IsString()
   @Length(1, 128)
+  @Matches(/\S/, { message: 'name must not be blank' })
   name!: string;
 
   @ApiProperty({

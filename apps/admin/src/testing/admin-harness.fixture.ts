@@ -1,6 +1,7 @@
 import { Module, type Type } from '@nestjs/common';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AdminEnv, loadEnvironment } from '@switchyard/config';
+import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { createLogger } from '@switchyard/observability';
 import { generateSecretKeySpec, hashPassword } from '@switchyard/security';
 import { createService } from '@switchyard/service';
@@ -16,6 +17,7 @@ import { adminService } from '../admin.service.js';
 // event published in its namespace.
 
 export const PASSWORD = 'correct horse battery staple';
+const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface HarnessOptions {
   /** Short, lowercase: names the Redis namespace and the administrators it creates. */
@@ -77,7 +79,8 @@ export class AdminHarness {
       ...(this.options.databaseUrl ? { DATABASE_URL: this.options.databaseUrl } : {}),
       ...this.options.env,
     });
-    this.subscriber = new Redis(this.env.REDIS_URL);
+    // The run's Redis, even when a test points the app at an unreachable one.
+    this.subscriber = new Redis(TEST_REDIS_URL);
     this.subscriber.on('pmessage', (_pattern: string, _channel: string, message: string) => {
       const packet = JSON.parse(message) as PublishedEvent;
       this.events.push({ pattern: packet.pattern, data: packet.data });
@@ -122,8 +125,10 @@ export class AdminHarness {
 
   async close(): Promise<void> {
     await this.app?.close();
+    // A client that never connected is still retrying after the app's QUIT: stop it.
+    this.app?.get<RedisClient>(REDIS).disconnect();
     await this.subscriber?.quit();
-    await clearRedisNamespace(this.env.REDIS_URL, this.env.REDIS_PREFIX);
+    await clearRedisNamespace(TEST_REDIS_URL, this.env.REDIS_PREFIX);
   }
 
   /** Requests as the edge forwards them: from loopback, with the client in X-Forwarded-For. */

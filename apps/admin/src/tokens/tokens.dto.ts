@@ -39,6 +39,7 @@ export class CreateTokenDto {
   @ApiProperty({ example: 'team-a', maxLength: 128 })
   @IsString()
   @Length(1, 128)
+  @Matches(/\S/, { message: 'name must not be blank' })
   name!: string;
 
   @ApiProperty({

@@ -53,7 +53,7 @@ export class TokensService {
   async create(actor: Actor, dto: CreateTokenDto): Promise<CreatedTokenResponse> {
     const expiresAt = futureDate(dto.expiresAt);
     const created = await this.tokens.transaction((db) =>
-      this.insert(db, actor, dto.name, dto, expiresAt),
+      this.insert(db, actor, dto.name.trim(), dto, expiresAt),
     );
     await this.events.tokenChanged(created.token.id, created.token.keyHash, 'created');
     return { ...toTokenResponse(created.token, new Date()), key: created.key };
@@ -68,7 +68,7 @@ export class TokensService {
         made[purpose as keyof typeof BUNDLE_PURPOSES] = await this.insert(
           db,
           actor,
-          `${dto.name}${suffix}`,
+          `${dto.name.trim()}${suffix}`,
           dto,
           expiresAt,
         );
@@ -98,7 +98,7 @@ export class TokensService {
       const quota =
         dto.quota === undefined ? current.quota : dto.quota === null ? null : BigInt(dto.quota);
       const data: Prisma.TokenUncheckedUpdateManyInput = {
-        ...(dto.name !== undefined ? { name: dto.name } : {}),
+        ...(dto.name !== undefined ? { name: dto.name.trim() } : {}),
         ...(expiresAt !== undefined ? { expiresAt } : {}),
         ...(dto.quota !== undefined ? { quota } : {}),
         ...(dto.models !== undefined ? { models: dto.models } : {}),

@@ -1,8 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { type AdminEnv } from '@switchyard/config';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { apiValidationPipe } from '@switchyard/service';
+import { AdminsModule } from './admins/admins.module.js';
+import { AuditModule } from './audit/audit.module.js';
+import { AuthModule } from './auth/auth.module.js';
+import { ChannelsModule } from './channels/channels.module.js';
+import { AdminEnvModule } from './common/admin-env.module.js';
+import { AdminExceptionFilter } from './common/admin-exception.filter.js';
+import { PricesModule } from './prices/prices.module.js';
+import { TokensModule } from './tokens/tokens.module.js';
+import { UsageModule } from './usage/usage.module.js';
 
 @Module({})
 export class AdminModule {
@@ -10,10 +21,22 @@ export class AdminModule {
     return {
       module: AdminModule,
       imports: [
+        AdminEnvModule.forRoot(env),
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('admin'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
+        AuthModule,
+        AdminsModule,
+        AuditModule,
+        ChannelsModule,
+        TokensModule,
+        PricesModule,
+        UsageModule,
+      ],
+      providers: [
+        { provide: APP_PIPE, useFactory: apiValidationPipe },
+        { provide: APP_FILTER, useClass: AdminExceptionFilter },
       ],
     };
   }

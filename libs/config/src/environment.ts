@@ -118,6 +118,25 @@ export class AdminEnv extends SecretStoreEnv {
 
   @IntegerVariable(60, 30 * 86_400)
   SESSION_TTL_SECONDS: number = 12 * 3600;
+
+  /** Peers whose X-Forwarded-For is believed (the edge, on loopback by default). */
+  @ListVariable(CIDR, 'IP addresses or CIDRs')
+  TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
+
+  /** Failed logins allowed per account within one window; then 429 until it ends. */
+  @IntegerVariable(1, 1000)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;
+
+  /** Failed logins allowed per client address within one window. */
+  @IntegerVariable(1, 100_000)
+  LOGIN_MAX_FAILURES_PER_IP: number = 20;
+
+  @IntegerVariable(10, 86_400)
+  LOGIN_FAILURE_WINDOW_SECONDS: number = 15 * 60;
+
+  /** How long a channel test waits for the upstream's whole answer. */
+  @IntegerVariable(100, 600_000)
+  CHANNEL_TEST_TIMEOUT_MS: number = 15_000;
 }
 
 export class ChatEnv extends SecretStoreEnv {

@@ -1,0 +1,186 @@
+import { Controller, Get } from '@nestjs/common';
+import { AdminHarness, type Session } from './testing/admin-harness.fixture.js';
+
+// Every route of the app, and who may call it. A route added without an entry here fails
+// the first test; an entry with the wrong roles fails the second.
+
+type Role = 'owner' | 'admin' | 'viewer';
+type Access = 'ops' | 'public' | Role[];
+
+const R: Role[] = ['owner', 'admin', 'viewer'];
+const E: Role[] = ['owner', 'admin'];
+const O: Role[] = ['owner'];
+
+const ROUTES: Record<string, Access> = {
+  'GET /healthz': 'ops',
+  'GET /readyz': 'ops',
+  'GET /metrics': 'ops',
+  'POST /api/auth/login': 'public',
+  'POST /api/auth/logout': R,
+  'POST /api/auth/password': R,
+  'GET /api/auth/me': R,
+  'GET /api/admins': O,
+  'POST /api/admins': O,
+  'GET /api/admins/:id': O,
+  'PATCH /api/admins/:id': O,
+  'DELETE /api/admins/:id': O,
+  'GET /api/audit': E,
+  'GET /api/channels': R,
+  'POST /api/channels': E,
+  'POST /api/channels/import': E,
+  'GET /api/channels/:id': R,
+  'PATCH /api/channels/:id': E,
+  'DELETE /api/channels/:id': E,
+  'POST /api/channels/:id/enable': E,
+  'POST /api/channels/:id/disable': E,
+  'PATCH /api/channels/:id/keys/:keyId': E,
+  'POST /api/channels/:id/test': E,
+  'GET /api/tokens': R,
+  'POST /api/tokens': E,
+  'POST /api/tokens/bundle': E,
+  'GET /api/tokens/:id': R,
+  'PATCH /api/tokens/:id': E,
+  'DELETE /api/tokens/:id': E,
+  'GET /api/prices': R,
+  'PUT /api/prices': E,
+  'DELETE /api/prices/:model': E,
+  'GET /api/usage/logs': R,
+  'GET /api/usage/summary': R,
+};
+
+/** Reachable while the password must still be changed. */
+const BEFORE_PASSWORD_CHANGE = new Set(['POST /api/auth/logout', 'POST /api/auth/password']);
+
+const isDocumentation = (route: string) => / \/api\/docs($|[-/])/.test(route);
+
+function concrete(path: string): string {
+  return path
+    .replace(':keyId', '2147483000')
+    .replace(':id', '2147483001')
+    .replace(':model', 'no-such-model');
+}
+
+@Controller('api/forgotten')
+class ForgottenController {
+  // Declares neither @Public() nor @Roles(): the guard must refuse it to everyone.
+  @Get()
+  secret(): { leaked: true } {
+    return { leaked: true };
+  }
+}
+
+describe('access control', () => {
+  let h: AdminHarness;
+  const sessions = {} as Record<Role, Session>;
+  let mustChange: string;
+
+  beforeAll(async () => {
+    h = await AdminHarness.start({ name: 'access', extraControllers: [ForgottenController] });
+    for (const role of ['owner', 'admin', 'viewer'] as const)
+      sessions[role] = await h.session(role);
+    const pending = await h.createAdmin('owner', { mustChangePassword: true });
+    mustChange = await h.login(pending.username);
+  });
+
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const registered = () =>
+    [
+      ...new Set(h.routes.filter((r) => r.method !== 'HEAD').map((r) => `${r.method} ${r.url}`)),
+    ].filter((route) => !isDocumentation(route) && route !== 'GET /api/forgotten');
+
+  const call = (route: string, token?: string) => {
+    const [method, path] = route.split(' ') as [string, string];
+    const api = h.api(token);
+    const url = concrete(path);
+    switch (method) {
+      case 'GET':
+        return api.get(url);
+      case 'POST':
+        return api.post(url, {});
+      case 'PUT':
+        return api.put(url, {});
+      case 'PATCH':
+        return api.patch(url, {});
+      case 'DELETE':
+        return api.delete(url);
+      default:
+        throw new Error(`no way to call ${route}`);
+    }
+  };
+
+  it('knows every route the app serves', () => {
+    expect(registered().sort()).toEqual(Object.keys(ROUTES).sort());
+  });
+
+  it('enforces the roles of every route', async () => {
+    for (const [route, access] of Object.entries(ROUTES)) {
+      if (access === 'ops') {
+        const response = await call(route);
+        expect([route, response.status]).toEqual([route, 200]);
+        continue;
+      }
+      if (access === 'public') {
+        const response = await call(route);
+        expect([route, response.status]).not.toEqual([route, 401]);
+        expect([route, response.status]).not.toEqual([route, 403]);
+        continue;
+      }
+      const anonymous = await call(route);
+      expect([route, 'anonymous', anonymous.status]).toEqual([route, 'anonymous', 401]);
+      for (const role of ['owner', 'admin', 'viewer'] as const) {
+        // Logging out ends the session it is called with: use a spare one.
+        const token =
+          route === 'POST /api/auth/logout'
+            ? await h.login(sessions[role].username)
+            : sessions[role].token;
+        const response = await call(route, token);
+        if (access.includes(role)) {
+          expect([route, role, response.status]).not.toEqual([route, role, 401]);
+          expect([route, role, response.status]).not.toEqual([route, role, 403]);
+        } else {
+          expect([route, role, response.status, response.body.error?.code]).toEqual([
+            route,
+            role,
+            403,
+            'forbidden',
+          ]);
+        }
+      }
+    }
+  });
+
+  it('allows only the password change and logout before the first password change', async () => {
+    for (const route of Object.keys(ROUTES)) {
+      const access = ROUTES[route];
+      if (access === 'ops' || access === 'public' || route === 'POST /api/auth/logout') continue;
+      const response = await call(route, mustChange);
+      if (BEFORE_PASSWORD_CHANGE.has(route)) {
+        expect([route, response.status]).not.toEqual([route, 403]);
+      } else {
+        expect([route, response.status, response.body.error?.code]).toEqual([
+          route,
+          403,
+          'password_change_required',
+        ]);
+      }
+    }
+    await h.api(mustChange).post('/api/auth/logout').expect(204);
+  });
+
+  it('refuses a route that declares no roles, even to an owner', async () => {
+    expect(h.routes.some((r) => r.url === '/api/forgotten')).toBe(true);
+    for (const token of [undefined, sessions.owner.token]) {
+      const response = await h.api(token).get('/api/forgotten').expect(403);
+      expect(response.body.error.code).toBe('forbidden');
+      expect(response.text).not.toContain('leaked');
+    }
+  });
+
+  it('answers unknown paths with 404 not_found', async () => {
+    const response = await h.api(sessions.owner.token).get('/api/nothing-here').expect(404);
+    expect(response.body.error.code).toBe('not_found');
+  });
+});

@@ -1,0 +1,15 @@
+import { AdminEnv } from '@switchyard/config';
+import { type ServiceDefinition } from '@switchyard/service';
+import { AdminModule } from './admin.module.js';
+import { serveOpenApi } from './openapi.js';
+
+/** How the admin service is built: by `main.ts` in production and by the tests. */
+export const adminService: ServiceDefinition<AdminEnv> = {
+  name: 'admin',
+  environment: AdminEnv,
+  module: (env) => AdminModule.forRoot(env),
+  port: (env) => env.ADMIN_PORT,
+  // Bulk channel imports carry many keys.
+  bodyLimit: () => 8 * 1024 * 1024,
+  configure: (app) => serveOpenApi(app),
+};

@@ -1,0 +1,85 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import {
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { type AdminPrincipal } from '../common/actor.js';
+import { ApiErrorResponse, ApiValidationErrors } from '../common/api-docs.js';
+import {
+  AllowedBeforePasswordChange,
+  ClientIp,
+  CurrentAdmin,
+  Public,
+  READERS,
+  Roles,
+} from './access.decorators.js';
+import {
+  AdminProfile,
+  ChangePasswordDto,
+  LoginDto,
+  LoginResponse,
+  PasswordChangedResponse,
+} from './auth.dto.js';
+import { AuthService } from './auth.service.js';
+
+@ApiTags('auth')
+@Controller('api/auth')
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Post('login')
+  @HttpCode(200)
+  @Public()
+  @ApiOperation({
+    summary: 'Log in',
+    description:
+      'Failed attempts are limited per account and per client address; over the limit every attempt answers 429 `too_many_attempts` with `Retry-After` until the window ends.',
+  })
+  @ApiOkResponse({ type: LoginResponse })
+  @ApiValidationErrors()
+  @ApiUnauthorizedResponse({ type: ApiErrorResponse, description: '`invalid_credentials`' })
+  @ApiTooManyRequestsResponse({ type: ApiErrorResponse, description: '`too_many_attempts`' })
+  login(@Body() dto: LoginDto, @ClientIp() clientIp: string): Promise<LoginResponse> {
+    return this.auth.login(dto, clientIp);
+  }
+
+  @Post('logout')
+  @HttpCode(204)
+  @Roles(...READERS)
+  @AllowedBeforePasswordChange()
+  @ApiOperation({ summary: 'End this session' })
+  @ApiNoContentResponse()
+  logout(@CurrentAdmin() admin: AdminPrincipal, @ClientIp() clientIp: string): Promise<void> {
+    return this.auth.logout(admin, clientIp);
+  }
+
+  @Post('password')
+  @HttpCode(200)
+  @Roles(...READERS)
+  @AllowedBeforePasswordChange()
+  @ApiOperation({
+    summary: 'Change your password',
+    description: 'Clears a forced change and ends every other session of this administrator.',
+  })
+  @ApiOkResponse({ type: PasswordChangedResponse })
+  @ApiValidationErrors()
+  changePassword(
+    @CurrentAdmin() admin: AdminPrincipal,
+    @Body() dto: ChangePasswordDto,
+    @ClientIp() clientIp: string,
+  ): Promise<PasswordChangedResponse> {
+    return this.auth.changePassword(admin, dto, clientIp);
+  }
+
+  @Get('me')
+  @Roles(...READERS)
+  @ApiOperation({ summary: 'The administrator of this session' })
+  @ApiOkResponse({ type: AdminProfile })
+  me(@CurrentAdmin() admin: AdminPrincipal): Promise<AdminProfile> {
+    return this.auth.profile(admin);
+  }
+}

@@ -1,0 +1,136 @@
+import { startApp, type AppProcess } from '@switchyard/testing';
+import request from 'supertest';
+import { AdminHarness, channelBody, type Session } from '../testing/admin-harness.fixture.js';
+
+// POST /api/channels/:id/test against a real mock-upstream process with a healthy, a
+// banned and a hanging account.
+
+const HEALTHY = 'mock-healthy-account-0001';
+const BANNED = 'mock-banned-account-0002';
+const SLOW = 'mock-slow-account-0003';
+
+describe('channel test', () => {
+  let h: AdminHarness;
+  let upstream: AppProcess;
+  let admin: Session;
+
+  beforeAll(async () => {
+    upstream = await startApp('mock-upstream', {
+      env: { MOCK_ACCOUNTS: `${HEALTHY},${BANNED}:0:0:banned,${SLOW}`, LOG_LEVEL: 'warn' },
+    });
+    h = await AdminHarness.start({ name: 'chtest', env: { CHANNEL_TEST_TIMEOUT_MS: '500' } });
+    admin = await h.session('admin');
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await upstream?.stop();
+  });
+
+  const channel = async (overrides: Record<string, unknown> = {}) =>
+    (
+      await h
+        .api(admin.token)
+        .post(
+          '/api/channels',
+          channelBody({
+            kind: 'aggregated',
+            baseUrl: `${upstream.url}/v1`,
+            keys: [HEALTHY, BANNED, SLOW],
+            models: ['gpt-4-gizmo-*', 'gpt-4o'],
+            modelMapping: { 'gpt-4o': 'gpt-4o-mini' },
+            ...overrides,
+          }),
+        )
+        .expect(201)
+    ).body as { id: number; keys: { id: number; lastFour: string }[] };
+
+  it('reports the reply, status and latency through a healthy key, with the model mapped', async () => {
+    const { id, keys } = await channel();
+    const response = await h.api(admin.token).post(`/api/channels/${id}/test`, {}).expect(200);
+    expect(response.body).toEqual({
+      ok: true,
+      status: 200,
+      latencyMs: expect.any(Number),
+      model: 'gpt-4o',
+      upstreamModel: 'gpt-4o-mini',
+      answeredModel: 'gpt-4o-mini',
+      keyId: keys[0]!.id,
+      reply: 'Echo: ping',
+    });
+    expect(response.body.latencyMs).toBeGreaterThanOrEqual(0);
+    const audit = await h.auditOf('channel', id);
+    expect(audit.at(-1)).toMatchObject({
+      action: 'channel.test',
+      details: { ok: true, status: 200, keyId: keys[0]!.id, model: 'gpt-4o' },
+    });
+  });
+
+  it("reports a banned key's error from the upstream", async () => {
+    const { id, keys } = await channel();
+    const banned = keys.find((k) => k.lastFour === BANNED.slice(-4))!;
+    const response = await h
+      .api(admin.token)
+      .post(`/api/channels/${id}/test`, { keyId: banned.id, model: 'gpt-4-gizmo-g-1' })
+      .expect(200);
+    expect(response.body).toEqual({
+      ok: false,
+      status: 401,
+      latencyMs: expect.any(Number),
+      model: 'gpt-4-gizmo-g-1',
+      upstreamModel: 'gpt-4-gizmo-g-1',
+      keyId: banned.id,
+      error: { code: 'account_deactivated', message: 'This account has been deactivated.' },
+    });
+    expect(response.text).not.toContain(BANNED);
+  });
+
+  it('reports a timeout when the upstream does not answer in time', async () => {
+    const { id, keys } = await channel();
+    await request(upstream.url)
+      .post('/_mock/faults')
+      .send({ key: SLOW, hang: true, times: 1 })
+      .expect(204);
+    const slow = keys.find((k) => k.lastFour === SLOW.slice(-4))!;
+    const response = await h
+      .api(admin.token)
+      .post(`/api/channels/${id}/test`, { keyId: slow.id })
+      .expect(200);
+    expect(response.body).toMatchObject({
+      ok: false,
+      status: null,
+      error: { code: 'timeout', message: 'No complete answer within 500 ms' },
+    });
+  });
+
+  it('reports a refused connection', async () => {
+    const { id } = await channel({ baseUrl: 'http://127.0.0.1:9' });
+    const response = await h.api(admin.token).post(`/api/channels/${id}/test`, {}).expect(200);
+    expect(response.body).toMatchObject({
+      ok: false,
+      status: null,
+      error: { code: 'connect_error', message: expect.stringContaining('ECONNREFUSED') },
+    });
+  });
+
+  it('never passes on the key, even when the upstream quotes it back', async () => {
+    const { id } = await channel();
+    await request(upstream.url)
+      .post('/_mock/faults')
+      .send({ key: HEALTHY, reply: `I was called with ${HEALTHY}`, times: 1 })
+      .expect(204);
+    const response = await h.api(admin.token).post(`/api/channels/${id}/test`, {}).expect(200);
+    expect(response.body.reply).toBe('I was called with [redacted]');
+    expect(response.text).not.toContain(HEALTHY);
+  });
+
+  it('needs a model when the channel lists only prefixes, and a key of its own', async () => {
+    const { id } = await channel({ models: ['gpt-4-gizmo-*'], modelMapping: {} });
+    const noModel = await h.api(admin.token).post(`/api/channels/${id}/test`, {}).expect(400);
+    expect(noModel.body.error.fields[0].field).toBe('model');
+    await h
+      .api(admin.token)
+      .post(`/api/channels/${id}/test`, { model: 'gpt-4-gizmo-x', keyId: 2147483000 })
+      .expect(404);
+  });
+});

@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import { AdminEnv } from '@switchyard/config';
+import { maskCredentials } from '@switchyard/observability';
+import { request } from 'undici';
+import { type ChannelTestError } from './channels.dto.js';
+
+export interface ChannelProbe {
+  baseUrl: string;
+  /** The upstream key, unsealed; used for this one request and never reported. */
+  secret: string;
+  /** The model name sent upstream. */
+  model: string;
+}
+
+export type ProbeOutcome =
+  | { ok: true; status: number; latencyMs: number; reply: string; answeredModel?: string }
+  | { ok: false; status: number | null; latencyMs: number; error: ChannelTestError };
+
+const MAX_BODY_BYTES = 256 * 1024;
+const MAX_REPLY_CHARS = 500;
+const MAX_MESSAGE_CHARS = 500;
+
+/** Sends the smallest useful chat request to a channel and reports what came back. */
+@Injectable()
+export class ChannelTester {
+  constructor(private readonly env: AdminEnv) {}
+
+  async probe(target: ChannelProbe): Promise<ProbeOutcome> {
+    const timeoutMs = this.env.CHANNEL_TEST_TIMEOUT_MS;
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
+    const deadline = AbortSignal.timeout(timeoutMs);
+    let status: number | null = null;
+    try {
+      const response = await request(`${target.baseUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json',
+          authorization: `Bearer ${target.secret}`,
+          'content-type': 'application/json',
+          'user-agent': 'switchyard-admin/channel-test',
+        },
+        body: JSON.stringify({
+          model: target.model,
+          messages: [{ role: 'user', content: 'ping' }],
+          max_tokens: 8,
+        }),
+        signal: deadline,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = response.statusCode;
+      const text = await readAtMost(response.body, MAX_BODY_BYTES);
+      const latencyMs = elapsed();
+      const body = parseJson(text);
+      if (status >= 200 && status < 300) {
+        const reply = replyOf(body);
+        if (reply === null) {
+          return {
+            ok: false,
+            status,
+            latencyMs,
+            error: {
+              code: 'invalid_response',
+              message: clean(`The upstream answered ${status} without a chat completion: ${text}`),
+            },
+          };
+        }
+        const answeredModel = isRecord(body) && typeof body.model === 'string' ? body.model : null;
+        return {
+          ok: true,
+          status,
+          latencyMs,
+          reply: clean(reply).slice(0, MAX_REPLY_CHARS),
+          ...(answeredModel ? { answeredModel: clean(answeredModel) } : {}),
+        };
+      }
+      const upstream = errorOf(body);
+      return {
+        ok: false,
+        status,
+        latencyMs,
+        error: {
+          code: upstream?.code ?? `http_${status}`,
+          message: clean(upstream?.message ?? (text || `The upstream answered ${status}`)),
+        },
+      };
+    } catch (error) {
+      const latencyMs = elapsed();
+      if (deadline.aborted || isUndiciTimeout(error)) {
+        return {
+          ok: false,
+          status,
+          latencyMs,
+          error: { code: 'timeout', message: `No complete answer within ${timeoutMs} ms` },
+        };
+      }
+      return {
+        ok: false,
+        status,
+        latencyMs,
+        error: { code: 'connect_error', message: clean(describe(error)) },
+      };
+    }
+  }
+}
+
+async function readAtMost(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function replyOf(body: unknown): string | null {
+  if (!isRecord(body) || !Array.isArray(body.choices)) return null;
+  const first: unknown = body.choices[0];
+  if (!isRecord(first) || !isRecord(first.message)) return null;
+  const content = first.message.content;
+  return typeof content === 'string' ? content : content === null ? '' : null;
+}
+
+function errorOf(body: unknown): { code?: string; message?: string } | null {
+  if (!isRecord(body)) return null;
+  const error = isRecord(body.error) ? body.error : body;
+  const code = [error.code, error.type].find((v): v is string => typeof v === 'string' && v !== '');
+  const message = typeof error.message === 'string' ? error.message : undefined;
+  return code === undefined && message === undefined
+    ? null
+    : { ...(code ? { code } : {}), ...(message ? { message } : {}) };
+}
+
+function isUndiciTimeout(error: unknown): boolean {
+  const code =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : '';
+  return (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  );
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+/** Upstreams sometimes quote the key back in their errors: never pass it on. */
+function scrub(text: string, secret: string): string {
+  return maskCredentials(secret === '' ? text : text.split(secret).join('[redacted]'));
+}

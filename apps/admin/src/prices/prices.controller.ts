@@ -1,0 +1,51 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import {
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentActor, EDITORS, READERS, Roles } from '../auth/access.decorators.js';
+import { type Actor } from '../common/actor.js';
+import { ApiNotFound, ApiValidationErrors } from '../common/api-docs.js';
+import { ListPricesQuery, PricePage, PutPricesDto, PutPricesResult } from './prices.dto.js';
+import { PricesService } from './prices.service.js';
+
+@ApiTags('prices')
+@Controller('api/prices')
+export class PricesController {
+  constructor(private readonly prices: PricesService) {}
+
+  @Get()
+  @Roles(...READERS)
+  @ApiOperation({ summary: 'List model prices (by model name)' })
+  @ApiOkResponse({ type: PricePage })
+  list(@Query() query: ListPricesQuery): Promise<PricePage> {
+    return this.prices.list(query);
+  }
+
+  @Put()
+  @Roles(...EDITORS)
+  @ApiOperation({
+    summary: 'Set model prices',
+    description:
+      'Upserts every price in `items` in one transaction. With `mode: "replace"` every price not in `items` is removed too, so the table becomes exactly `items`; the default `merge` keeps them. Prices are integers of micro-dollars per million tokens; a model ending in `*` prices every model with that prefix. Publishes `price.changed`.',
+  })
+  @ApiOkResponse({ type: PutPricesResult })
+  @ApiValidationErrors()
+  put(@CurrentActor() actor: Actor, @Body() dto: PutPricesDto): Promise<PutPricesResult> {
+    return this.prices.put(actor, dto);
+  }
+
+  @Delete(':model')
+  @HttpCode(204)
+  @Roles(...EDITORS)
+  @ApiOperation({ summary: "Remove one model's price", description: 'Publishes `price.changed`.' })
+  @ApiParam({ name: 'model', description: 'URL-encoded model name (may end in `*`)' })
+  @ApiNoContentResponse()
+  @ApiNotFound('price')
+  delete(@CurrentActor() actor: Actor, @Param('model') model: string): Promise<void> {
+    return this.prices.delete(actor, model);
+  }
+}

@@ -1,0 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { PageOf, PageQuery } from '../common/pagination.js';
+import { IsModelPattern } from '../common/validators.js';
+
+const MAX_PRICE = 2_147_483_647;
+export const PRICE_MODES = ['merge', 'replace'] as const;
+export type PriceMode = (typeof PRICE_MODES)[number];
+
+export class PriceDto {
+  @ApiProperty({ example: 'gpt-4o', description: 'Exact model name, or a prefix ending in `*`' })
+  @IsModelPattern()
+  model!: string;
+
+  @ApiProperty({ minimum: 0, description: 'Micro-dollars per million input (prompt) tokens' })
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PRICE)
+  inputPrice!: number;
+
+  @ApiProperty({ minimum: 0, description: 'Micro-dollars per million output (completion) tokens' })
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PRICE)
+  outputPrice!: number;
+}
+
+export class PutPricesDto {
+  @ApiProperty({ type: [PriceDto] })
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @ValidateNested({ each: true })
+  @Type(() => PriceDto)
+  items!: PriceDto[];
+
+  @ApiPropertyOptional({
+    enum: PRICE_MODES,
+    default: 'merge',
+    description:
+      '`merge`: set the prices given, keep the others. `replace`: the table becomes exactly `items` (models not listed lose their price).',
+  })
+  @IsOptional()
+  @IsIn(PRICE_MODES, { message: `mode must be one of ${PRICE_MODES.join(', ')}` })
+  mode?: PriceMode;
+}
+
+export class ListPricesQuery extends PageQuery {}
+
+export class PriceResponse extends PriceDto {
+  @ApiProperty() updatedAt!: Date;
+}
+
+export class PricePage extends PageOf(PriceResponse) {}
+
+export class PutPricesResult {
+  @ApiProperty({ description: 'Prices created or changed' }) upserted!: number;
+  @ApiProperty({ description: 'Prices removed (mode `replace`)' }) deleted!: number;
+}

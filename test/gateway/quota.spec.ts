@@ -12,7 +12,11 @@ describe('gateway + metering: quotas', () => {
     await stack.start();
     model = uniqueName('priced');
     // 1 USD per million tokens in and out: each mock answer costs a few micro-dollars.
-    await query(stack.databaseUrl, `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "updatedAt") VALUES ($1, 1000000, 1000000, now())`, [model]);
+    await query(
+      stack.databaseUrl,
+      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "updatedAt") VALUES ($1, 1000000, 1000000, now())`,
+      [model],
+    );
     await stack.publish('price.changed', { model });
     await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
   });
@@ -20,7 +24,12 @@ describe('gateway + metering: quotas', () => {
   afterAll(() => stack.stop());
 
   const ask = (key: string, edge = stack.edge) =>
-    stack.client(key, { edge }).chat.completions.create({ model, messages: [{ role: 'user', content: 'spend some quota' }] });
+    stack
+      .client(key, { edge })
+      .chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'spend some quota' }],
+      });
 
   it('bills every request once and refuses the token on every edge once its quota is spent', async () => {
     const token = await stack.createToken({ quota: 40 });
@@ -33,11 +42,23 @@ describe('gateway + metering: quotas', () => {
       if (outcome !== 'ok') break;
       served += 1;
       // Let metering settle between requests, so exhaustion lands at a known point.
-      await eventually(async () => {
-        const [row] = await query<{ n: string }>(stack.databaseUrl, 'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1', [token.id]);
-        return Number(row!.n) === served ? true : undefined;
-      }, 5_000, 'usage settled');
-      const [state] = await query<{ status: string }>(stack.databaseUrl, 'SELECT status FROM "Token" WHERE id = $1', [token.id]);
+      await eventually(
+        async () => {
+          const [row] = await query<{ n: string }>(
+            stack.databaseUrl,
+            'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
+            [token.id],
+          );
+          return Number(row!.n) === served ? true : undefined;
+        },
+        5_000,
+        'usage settled',
+      );
+      const [state] = await query<{ status: string }>(
+        stack.databaseUrl,
+        'SELECT status FROM "Token" WHERE id = $1',
+        [token.id],
+      );
       if (state!.status === 'exhausted') break;
     }
     expect(served).toBeGreaterThan(1);
@@ -54,7 +75,12 @@ describe('gateway + metering: quotas', () => {
     // Both edges refuse it within a second of the announcement.
     for (const edge of stack.edges) {
       await eventually(
-        async () => ((await ask(token.key, edge).catch((e: { status?: number; code?: string }) => e)) as { code?: string }).code === 'insufficient_quota' || undefined,
+        async () =>
+          (
+            (await ask(token.key, edge).catch((e: { status?: number; code?: string }) => e)) as {
+              code?: string;
+            }
+          ).code === 'insufficient_quota' || undefined,
         1_000,
         `exhausted token refused on ${edge.url}`,
       );
@@ -64,9 +90,17 @@ describe('gateway + metering: quotas', () => {
   it('keeps serving an unlimited token and records its usage', async () => {
     const token = await stack.createToken({ quota: null });
     for (let i = 0; i < 5; i += 1) await ask(token.key);
-    await eventually(async () => {
-      const [row] = await query<{ used: string }>(stack.databaseUrl, 'SELECT "usedQuota"::text AS used FROM "Token" WHERE id = $1', [token.id]);
-      return Number(row!.used) > 0 ? true : undefined;
-    }, 5_000, 'usage recorded for the unlimited token');
+    await eventually(
+      async () => {
+        const [row] = await query<{ used: string }>(
+          stack.databaseUrl,
+          'SELECT "usedQuota"::text AS used FROM "Token" WHERE id = $1',
+          [token.id],
+        );
+        return Number(row!.used) > 0 ? true : undefined;
+      },
+      5_000,
+      'usage recorded for the unlimited token',
+    );
   });
 });

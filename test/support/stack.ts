@@ -33,6 +33,8 @@ export interface StackOptions {
   routers?: number;
   /** Runs the metering worker too (usage settles into Postgres; quotas run out). */
   metering?: boolean;
+  /** Runs the admin service behind the edge's /api, with this first administrator. */
+  admin?: { username: string; password: string };
   mockAccounts?: string;
   env?: Record<string, string>;
   edgeEnv?: Record<string, string>;
@@ -89,6 +91,7 @@ export class Stack {
   routers: AppProcess[] = [];
   edges: AppProcess[] = [];
   metering: AppProcess | undefined;
+  admin: AppProcess | undefined;
   private bus!: NamespacedRedisClient;
   private redis!: Redis;
   spoolDir = '';
@@ -120,7 +123,18 @@ export class Stack {
       env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
     });
     for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
-    if (this.options.metering) this.metering = await startApp('metering', { env: this.env, readyPath: '/readyz' });
+    if (this.options.metering)
+      this.metering = await startApp('metering', { env: this.env, readyPath: '/readyz' });
+    if (this.options.admin) {
+      this.admin = await startApp('admin', {
+        env: {
+          ...this.env,
+          ADMIN_USERNAME: this.options.admin.username,
+          ADMIN_PASSWORD: this.options.admin.password,
+        },
+        readyPath: '/readyz',
+      });
+    }
     for (let i = 0; i < (this.options.edges ?? 1); i += 1) await this.startEdge();
     return this;
   }
@@ -138,7 +152,7 @@ export class Stack {
       env: {
         ...this.env,
         USAGE_SPOOL_DIR: this.spoolDir,
-        ADMIN_URL: 'http://127.0.0.1:9',
+        ADMIN_URL: this.admin?.url ?? 'http://127.0.0.1:9',
         ...this.options.edgeEnv,
         ...env,
       },

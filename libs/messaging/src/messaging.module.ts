@@ -52,7 +52,11 @@ class ConnectionCloser implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.allSettled([this.client.close(), this.redis.quit()]);
+    // quit() is refused while still connecting, and the connection would then open anyway.
+    await Promise.allSettled([
+      this.client.close(),
+      this.redis.quit().catch(() => this.redis.disconnect()),
+    ]);
   }
 }
 

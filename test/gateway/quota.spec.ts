@@ -24,12 +24,10 @@ describe('gateway + metering: quotas', () => {
   afterAll(() => stack.stop());
 
   const ask = (key: string, edge = stack.edge) =>
-    stack
-      .client(key, { edge })
-      .chat.completions.create({
-        model,
-        messages: [{ role: 'user', content: 'spend some quota' }],
-      });
+    stack.client(key, { edge }).chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'spend some quota' }],
+    });
 
   it('bills every request once and refuses the token on every edge once its quota is spent', async () => {
     const token = await stack.createToken({ quota: 40 });

@@ -78,10 +78,10 @@ const configMap = only(configMaps, 'ConfigMap in the base');
 const secretTemplate = only(secretTemplates, `Secret (the template ${SECRET_TEMPLATE_FILE})`);
 const secretKeys = { ...secretTemplate.data, ...secretTemplate.stringData };
 
-/** The app a container runs, from its command: `node apps/<app>/dist/main.js`. */
+/** The app a container runs, from its command: `node [--v8-flag ...] apps/<app>/dist/main.js`. */
 function appOf(container: Container): AppName | undefined {
   const line = [...(container.command ?? []), ...(container.args ?? [])].join(' ');
-  const match = /^node apps\/([a-z-]+)\/dist\/main\.js$/.exec(line);
+  const match = /^node (?:--[a-z-]+=\S+ )*apps\/([a-z-]+)\/dist\/main\.js$/.exec(line);
   return match && (APPS as string[]).includes(match[1] ?? '') ? (match[1] as AppName) : undefined;
 }
 

@@ -184,13 +184,13 @@ export class Stack {
           ? snapshot.version
           : undefined;
       },
-      5_000,
+      10_000,
       `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
     );
     for (const edge of this.edges) {
       await eventually(
         async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined),
-        5_000,
+        10_000,
         `snapshot ${version} on ${edge.url}`,
       );
     }

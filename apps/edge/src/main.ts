@@ -13,6 +13,7 @@ await startService({
   bodyLimit: (env) => env.MAX_BODY_BYTES,
   trustProxy: (env) => env.TRUSTED_PROXIES,
   acceptRequestIds: false,
+  requestContext: false,
   bodyParser: false,
   bus: {
     connection: busConnectionOf,

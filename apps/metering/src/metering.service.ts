@@ -10,5 +10,6 @@ export const meteringService: ServiceDefinition<MeteringEnv> = {
   environment: MeteringEnv,
   module: (env) => MeteringModule.forRoot(env),
   port: (env) => env.METERING_OPS_PORT,
+  requestContext: false,
   bus: { connection: busConnectionOf, requiredHandlers: [Events.PriceChanged] },
 };

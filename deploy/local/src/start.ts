@@ -97,6 +97,8 @@ interface Service {
   name: string;
   port: number;
   what: string;
+  /** V8 flags, as the Kubernetes Deployment passes them. */
+  nodeFlags?: string[];
 }
 
 const running: { service: Service; child: ChildProcess }[] = [];

@@ -44,11 +44,17 @@ interface Metadata {
 }
 
 export class NamespacedRedisServer extends ServerRedis {
-  constructor(private readonly connection: BusConnection) {
+  /** @param options.requestContext false: handle messages outside any request context. */
+  constructor(
+    private readonly connection: BusConnection,
+    options: { requestContext: boolean } = { requestContext: true },
+  ) {
     super(transportOptions(connection.url));
     this.setOnProcessingStartHook((_transport, context, done) => {
       const metadata = (context as RedisContext).getArgs()[1] as Metadata | undefined;
-      return metadata?.requestId ? runWithRequestId(metadata.requestId, done) : done();
+      return options.requestContext && metadata?.requestId
+        ? runWithRequestId(metadata.requestId, done)
+        : done();
     });
   }
 

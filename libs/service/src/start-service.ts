@@ -39,6 +39,13 @@ export interface ServiceDefinition<E extends BaseEnv> {
    * app sent; the public edge always makes its own, since ids also key usage records.
    */
   acceptRequestIds?: boolean;
+  /**
+   * Whether each request (and each message carrying a request id) runs in an
+   * AsyncLocalStorage context, so every log line below it shows the id. On Node 20 entering
+   * one switches promise hooks on for the whole process, tens of microseconds a request:
+   * the edge and the metering worker keep it off and log their ids explicitly.
+   */
+  requestContext?: boolean;
   /** Subscribes the app to the contract's events and requests over Redis. */
   bus?: {
     connection: (env: E) => BusConnection;
@@ -80,10 +87,12 @@ export async function createService<E extends BaseEnv>(
     abortOnError: false,
     bodyParser: definition.bodyParser ?? true,
   });
-  installRequestHooks(app, logger);
+  installRequestHooks(app, logger, definition.requestContext ?? true);
   await definition.configure?.(app, env, logger);
   if (definition.bus) {
-    const server = new NamespacedRedisServer(definition.bus.connection(env));
+    const server = new NamespacedRedisServer(definition.bus.connection(env), {
+      requestContext: definition.requestContext ?? true,
+    });
     app.connectMicroservice({ strategy: server }, { inheritAppConfig: true });
     await app.startAllMicroservices();
     assertHandlers(server, definition.bus.connection(env).prefix, definition.bus.requiredHandlers);
@@ -93,16 +102,26 @@ export async function createService<E extends BaseEnv>(
   return app;
 }
 
-function installRequestHooks(app: NestFastifyApplication, logger: Logger): void {
+function installRequestHooks(
+  app: NestFastifyApplication,
+  logger: Logger,
+  requestContext: boolean,
+): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(HttpMetrics, { strict: false });
+  // Probes and scrapes log nothing, so they never need (or switch on) a request context.
+  const withContext = (request: { routeOptions: { url?: string } }) =>
+    requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    runWithRequestId(request.id, done);
+    if (withContext(request)) runWithRequestId(request.id, done);
+    else done();
   });
   // Body parsing continues on the socket's callbacks, outside the context above: enter
   // it again for the handler.
-  fastify.addHook('preHandler', (request, _reply, done) => runWithRequestId(request.id, done));
+  fastify.addHook('preHandler', (request, _reply, done) =>
+    withContext(request) ? runWithRequestId(request.id, done) : done(),
+  );
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

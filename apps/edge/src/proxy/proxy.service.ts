@@ -228,7 +228,10 @@ export class ProxyService {
         })
         .catch((error: unknown) => {
           // Limits cannot be checked without Redis: serve rather than refuse (fail open).
-          this.logger.warn(`account limits unchecked: ${(error as Error).message}`);
+          this.logger.warn({
+            message: `account limits unchecked: ${(error as Error).message}`,
+            requestId: exchange.request.id,
+          });
           return null;
         });
       tokenChecked = true;

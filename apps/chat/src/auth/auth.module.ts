@@ -23,7 +23,7 @@ import { SessionGuard } from './session.guard.js';
       useFactory: (redis: RedisClient, env: ChatEnv) =>
         new LoginThrottle(redis, {
           namespace: 'chat',
-          maxFailuresPerAccount: env.LOGIN_MAX_FAILURES,
+          maxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
           maxFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_IP,
           windowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
         }),

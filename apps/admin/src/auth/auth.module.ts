@@ -8,7 +8,6 @@ import { AccessGuard } from './access.guard.js';
 import { AdminUsersRepository } from './admin-users.repository.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { ClientAddressResolver } from './client-address.js';
 import { FirstAdministrator } from './first-admin.js';
 
 @Module({
@@ -36,11 +35,6 @@ import { FirstAdministrator } from './first-admin.js';
     },
     FirstAdministrator,
     { provide: APP_GUARD, useClass: AccessGuard },
-    {
-      provide: ClientAddressResolver,
-      useFactory: (env: AdminEnv) => new ClientAddressResolver(env.TRUSTED_PROXIES),
-      inject: [AdminEnv],
-    },
   ],
   exports: [AdminUsersRepository, SessionStore],
 })

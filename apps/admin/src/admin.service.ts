@@ -9,6 +9,8 @@ export const adminService: ServiceDefinition<AdminEnv> = {
   environment: AdminEnv,
   module: (env) => AdminModule.forRoot(env),
   port: (env) => env.ADMIN_PORT,
+  // The edge forwards the API: its X-Forwarded-For names the client (`request.ip`).
+  trustProxy: (env) => env.TRUSTED_PROXIES,
   // Bulk channel imports carry many keys.
   bodyLimit: () => 8 * 1024 * 1024,
   configure: (app) => serveOpenApi(app),

@@ -9,6 +9,8 @@ export const chatService: ServiceDefinition<ChatEnv> = {
   environment: ChatEnv,
   module: (env) => ChatModule.forRoot(env),
   port: (env) => env.CHAT_PORT,
+  // The web app forwards the API: its X-Forwarded-For names the browser (`request.ip`).
+  trustProxy: (env) => env.TRUSTED_PROXIES,
   // A message may carry a long conversation's worth of text.
   bodyLimit: () => 2 * 1024 * 1024,
   configure: (app) => serveOpenApi(app),

@@ -181,9 +181,9 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(0, 500)
   CHAT_HISTORY_MESSAGES: number = 40;
 
-  /** Failed logins for one username within the window before logins are refused. */
+  /** Failed logins allowed per account within one window; then 429 until it ends. */
   @IntegerVariable(1, 1000)
-  LOGIN_MAX_FAILURES: number = 5;
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;
 
   /** Failed logins from one client address within the window before logins are refused. */
   @IntegerVariable(1, 100_000)

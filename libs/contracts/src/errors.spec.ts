@@ -34,6 +34,14 @@ describe('error contracts', () => {
     });
   });
 
+  it('carries the seconds to wait outside the body, only when given', () => {
+    const refused = new ApiError('too_many_attempts', 'wait', undefined, { retryAfterSeconds: 30 });
+    expect(refused.status).toBe(429);
+    expect(refused.retryAfterSeconds).toBe(30);
+    expect(refused.toBody()).toEqual({ error: { code: 'too_many_attempts', message: 'wait' } });
+    expect(new ApiError('too_many_attempts', 'wait').retryAfterSeconds).toBeUndefined();
+  });
+
   it.each([
     [200, 'ok', false],
     [401, 'banned', true],

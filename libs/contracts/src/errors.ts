@@ -86,17 +86,25 @@ export const API_ERRORS = {
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
+export interface ApiErrorOptions {
+  /** Whole seconds after which the client may try again, sent as `Retry-After` (429, 503). */
+  retryAfterSeconds?: number;
+}
+
 /** Thrown by services; each app's exception filter turns it into the public error body. */
 export class ApiError extends Error {
   readonly status: number;
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly code: ApiErrorCode,
     message: string,
     readonly fields?: { field: string; message: string }[],
+    options: ApiErrorOptions = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.status = API_ERRORS[code];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   toBody(): ApiErrorBody {

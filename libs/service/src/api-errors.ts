@@ -99,7 +99,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (error.status >= 500 && error.code === 'internal_error') {
       this.logger.error(exception instanceof Error ? exception : String(exception));
     }
-    host.switchToHttp().getResponse<FastifyReply>().status(error.status).send(error.toBody());
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    if (error.retryAfterSeconds !== undefined) {
+      void reply.header('retry-after', String(Math.max(0, Math.ceil(error.retryAfterSeconds))));
+    }
+    reply.status(error.status).send(error.toBody());
   }
 }
 

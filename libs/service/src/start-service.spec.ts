@@ -30,6 +30,11 @@ class ThingsController {
   broken(): never {
     throw new Error('database password is hunter2');
   }
+
+  @Get('busy')
+  busy(): never {
+    throw new ApiError('too_many_attempts', 'Slow down', undefined, { retryAfterSeconds: 42 });
+  }
 }
 
 @Module({})
@@ -92,6 +97,14 @@ describe('a service built by createService', () => {
     const broken = await request(app.getHttpServer()).get('/things/broken').expect(500);
     expect(broken.body.error.code).toBe('internal_error');
     expect(JSON.stringify(broken.body)).not.toContain('hunter2');
+  });
+
+  it('sends Retry-After when an ApiError says how long to wait, and only then', async () => {
+    const busy = await request(app.getHttpServer()).get('/things/busy').expect(429);
+    expect(busy.headers['retry-after']).toBe('42');
+    expect(busy.body).toEqual({ error: { code: 'too_many_attempts', message: 'Slow down' } });
+    const missing = await request(app.getHttpServer()).get('/things/missing').expect(404);
+    expect(missing.headers).not.toHaveProperty('retry-after');
   });
 
   it('puts an x-request-id on every response, keeping a caller-provided one', async () => {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isUniqueViolation, type AdminUser, type Prisma } from '@switchyard/db';
 import { hashPassword } from '@switchyard/security';
 import { AuditService } from '../audit/audit.service.js';
 import { AdminUsersRepository } from '../auth/admin-users.repository.js';
-import { SessionStore } from '../auth/session-store.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
 import { skipTake, type Page, type PageQuery } from '../common/pagination.js';
@@ -86,7 +86,7 @@ export class AdminsService {
     });
     // A new role, a disabled account or a reset password ends the sessions it had.
     if (admin.role !== before.role || (admin.disabled && !before.disabled) || passwordHash) {
-      await this.sessions.revokeAll(id);
+      await this.sessions.endAll(id);
     }
     return toAdminResponse(admin);
   }
@@ -109,7 +109,7 @@ export class AdminsService {
         db,
       );
     });
-    await this.sessions.revokeAll(id);
+    await this.sessions.endAll(id);
   }
 
   /** Run after the change, inside its transaction: refusing rolls the change back. */

@@ -64,11 +64,11 @@ export const CurrentActor = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Actor => {
     const request = requestOf(context);
     if (!request.admin) throw new Error('CurrentActor used on a route without authentication');
-    return actorOf(request.admin, request.clientIp ?? null);
+    return actorOf(request.admin, request.ip);
   },
 );
 
 /** The client's address (the edge's X-Forwarded-For when the peer is a trusted proxy). */
 export const ClientIp = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): string => requestOf(context).clientIp ?? 'unknown',
+  (_data: unknown, context: ExecutionContext): string => requestOf(context).ip,
 );

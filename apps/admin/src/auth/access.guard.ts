@@ -6,7 +6,6 @@ import { type FastifyRequest } from 'fastify';
 import '../common/request-state.js';
 import { BEFORE_PASSWORD_CHANGE, PUBLIC_ROUTE, ROUTE_ROLES } from './access.decorators.js';
 import { AuthService } from './auth.service.js';
-import { ClientAddressResolver } from './client-address.js';
 
 /** Probes and metrics at the root, served by the shared libs; never reached through the edge. */
 const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -24,16 +23,11 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
-    private readonly addresses: ClientAddressResolver,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    request.clientIp = this.addresses.resolve(
-      request.socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-    );
     if (OPERATIONS_ROUTES.has(request.routeOptions.url ?? '')) return true;
 
     const targets = [context.getHandler(), context.getClass()];

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { AdminEnv } from '@switchyard/config';
+import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { AuditModule } from '../audit/audit.module.js';
 import { AccessGuard } from './access.guard.js';
 import { AdminUsersRepository } from './admin-users.repository.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { ClientAddressResolver } from './client-address.js';
 import { FirstAdministrator } from './first-admin.js';
-import { LoginThrottle } from './login-throttle.js';
-import { SessionStore } from './session-store.js';
 
 @Module({
   imports: [AuditModule],
@@ -17,15 +16,25 @@ import { SessionStore } from './session-store.js';
   providers: [
     AdminUsersRepository,
     AuthService,
-    SessionStore,
-    LoginThrottle,
+    {
+      provide: SessionStore,
+      useFactory: (redis: RedisClient, env: AdminEnv) =>
+        new SessionStore(redis, { namespace: 'admin', ttlSeconds: env.SESSION_TTL_SECONDS }),
+      inject: [REDIS, AdminEnv],
+    },
+    {
+      provide: LoginThrottle,
+      useFactory: (redis: RedisClient, env: AdminEnv) =>
+        new LoginThrottle(redis, {
+          namespace: 'admin',
+          maxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+          maxFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_IP,
+          windowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
+        }),
+      inject: [REDIS, AdminEnv],
+    },
     FirstAdministrator,
     { provide: APP_GUARD, useClass: AccessGuard },
-    {
-      provide: ClientAddressResolver,
-      useFactory: (env: AdminEnv) => new ClientAddressResolver(env.TRUSTED_PROXIES),
-      inject: [AdminEnv],
-    },
   ],
   exports: [AdminUsersRepository, SessionStore],
 })

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { type AdminUser } from '@switchyard/db';
-import { hashPassword, sha256Hex, verifyPassword } from '@switchyard/security';
+import { hashPassword, verifyPassword } from '@switchyard/security';
 import { randomBytes } from 'node:crypto';
 import { AuditService } from '../audit/audit.service.js';
 import { actorOf, type AdminPrincipal } from '../common/actor.js';
@@ -13,10 +14,6 @@ import {
   type LoginResponse,
   type PasswordChangedResponse,
 } from './auth.dto.js';
-import { LoginThrottle } from './login-throttle.js';
-import { SessionStore } from './session-store.js';
-
-const SESSION_TOKEN = /^sess-[A-Za-z0-9]{43}$/;
 
 @Injectable()
 export class AuthService {
@@ -66,7 +63,7 @@ export class AuthService {
   }
 
   async logout(admin: AdminPrincipal, clientIp: string): Promise<void> {
-    await this.sessions.revoke(admin.id, admin.sessionHash);
+    await this.sessions.end(admin.id, admin.sessionHash);
     await this.audit.record({
       actor: actorOf(admin, clientIp),
       action: 'auth.logout',
@@ -104,24 +101,22 @@ export class AuthService {
         db,
       );
     });
-    const revokedSessions = await this.sessions.revokeAll(admin.id, principal.sessionHash);
+    const revokedSessions = await this.sessions.endAll(admin.id, principal.sessionHash);
     return { revokedSessions };
   }
 
   /** The administrator behind a bearer token, or null when it is not a live session. */
   async authenticate(token: string | undefined): Promise<AdminPrincipal | null> {
-    if (token === undefined || !SESSION_TOKEN.test(token)) return null;
-    const sessionHash = sha256Hex(token);
-    const adminId = await this.sessions.adminOf(sessionHash);
-    if (adminId === null) return null;
-    const admin = await this.admins.findById(adminId);
+    const session = await this.sessions.find(token);
+    if (session === null) return null;
+    const admin = await this.admins.findById(session.subject);
     if (!admin || admin.disabled) return null;
     return {
       id: admin.id,
       username: admin.username,
       role: admin.role,
       mustChangePassword: admin.mustChangePassword,
-      sessionHash,
+      sessionHash: session.hash,
     };
   }
 

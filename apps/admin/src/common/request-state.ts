@@ -5,7 +5,6 @@ import { type AdminPrincipal } from './actor.js';
 declare module 'fastify' {
   interface FastifyRequest {
     admin?: AdminPrincipal;
-    clientIp?: string;
   }
 }
 

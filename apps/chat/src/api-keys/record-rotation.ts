@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { withRedis } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { SecretCipher } from '@switchyard/security';
 import { type PurposeName } from '../common/platform.js';
-import { withRedis } from '../common/redis.js';
 import { EditionsService } from '../editions/editions.service.js';
 import { type UpstreamTarget } from '../upstream/upstream-target.js';
 import { ApiKeysRepository } from './api-keys.repository.js';

@@ -1,7 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type FastifyRequest } from 'fastify';
-import { ClientAddressResolver } from '../common/client-address.js';
 import { LoginDto, RegisterDto, SessionResponse, UserProfileResponse } from './auth.dto.js';
 import { AuthService } from './auth.service.js';
 import { CurrentUser, Public, type Principal } from './principal.js';
@@ -9,10 +7,7 @@ import { CurrentUser, Public, type Principal } from './principal.js';
 @ApiTags('auth')
 @Controller('api/auth')
 export class AuthController {
-  constructor(
-    private readonly auth: AuthService,
-    private readonly addresses: ClientAddressResolver,
-  ) {}
+  constructor(private readonly auth: AuthService) {}
 
   @Public()
   @Post('register')
@@ -25,12 +20,8 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiResponse({ status: 200, type: SessionResponse })
-  login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<SessionResponse> {
-    const address = this.addresses.resolve(
-      request.socket.remoteAddress,
-      request.headers['x-forwarded-for'],
-    );
-    return this.auth.login(dto, address);
+  login(@Body() dto: LoginDto, @Ip() clientAddress: string): Promise<SessionResponse> {
+    return this.auth.login(dto, clientAddress);
   }
 
   @ApiBearerAuth()

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isUniqueViolation } from '@switchyard/db';
 import { hashPassword, verifyPassword } from '@switchyard/security';
@@ -10,9 +11,7 @@ import {
   type SessionResponse,
   type UserProfileResponse,
 } from './auth.dto.js';
-import { LoginThrottle } from './login-throttle.js';
 import { type Principal } from './principal.js';
-import { SessionStore } from './session.store.js';
 
 @Injectable()
 export class AuthService {
@@ -66,7 +65,7 @@ export class AuthService {
     if (user.disabled) {
       throw new ApiError('user_disabled', 'This account is disabled; contact an administrator');
     }
-    await this.throttle.recordSuccess(dto.username);
+    await this.throttle.forgiveAccount(dto.username);
     const session = await this.sessions.issue(user.id);
     return { token: session.token, expiresAt: session.expiresAt.toISOString() };
   }
@@ -77,16 +76,16 @@ export class AuthService {
 
   /** The user behind a bearer token; 401 for no or a dead session, 403 for a disabled user. */
   async authenticate(token: string | undefined): Promise<Principal> {
-    const session = token ? await this.sessions.find(token) : null;
+    const session = await this.sessions.find(token);
     if (!session) {
       throw new ApiError(
         'unauthenticated',
         token ? 'The session has expired or was ended; sign in again' : 'Sign in first',
       );
     }
-    const user = await this.users.findById(session.userId);
+    const user = await this.users.findById(session.subject);
     if (!user) {
-      await this.sessions.end(session.userId, session.hash);
+      await this.sessions.end(session.subject, session.hash);
       throw new ApiError('unauthenticated', 'The session has expired or was ended; sign in again');
     }
     if (user.disabled) {

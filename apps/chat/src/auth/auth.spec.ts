@@ -17,7 +17,7 @@ describe('auth: register, login, sessions', () => {
 
   beforeAll(async () => {
     await resetChatData();
-    chat = await startChat({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_IP: '6' });
+    chat = await startChat({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_FAILURES_PER_IP: '6' });
     adminToken = await login(chat.api, ADMIN.username, ADMIN.password);
   });
 

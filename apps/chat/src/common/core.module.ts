@@ -1,7 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { SecretCipher } from '@switchyard/security';
-import { ClientAddressResolver } from './client-address.js';
 
 /** The validated environment and the helpers every feature may use. */
 @Global()
@@ -13,12 +12,8 @@ export class CoreModule {
       providers: [
         { provide: ChatEnv, useValue: env },
         { provide: SecretCipher, useFactory: () => new SecretCipher(env.SECRET_KEYS) },
-        {
-          provide: ClientAddressResolver,
-          useFactory: () => new ClientAddressResolver(env.TRUSTED_PROXIES),
-        },
       ],
-      exports: [ChatEnv, SecretCipher, ClientAddressResolver],
+      exports: [ChatEnv, SecretCipher],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound } from '@switchyard/db';
-import { SessionStore } from '../auth/session.store.js';
 import { type Principal } from '../auth/principal.js';
 import { ModelsRepository } from '../models/models.repository.js';
 import {

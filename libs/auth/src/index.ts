@@ -1,0 +1,8 @@
+export { LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
+export { withRedis } from './redis-unavailable.js';
+export {
+  SessionStore,
+  type FoundSession,
+  type IssuedSession,
+  type SessionStoreOptions,
+} from './session-store.js';

@@ -163,9 +163,8 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all(
-      [...this.edges, ...this.routers, this.mock].filter(Boolean).map((app) => app.stop()),
-    );
+    const apps = [...this.edges, ...this.routers, this.metering, this.admin, this.mock];
+    await Promise.all(apps.filter((app) => app !== undefined).map((app) => app.stop()));
     await this.bus?.close();
     this.redis?.disconnect();
   }

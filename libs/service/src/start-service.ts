@@ -12,6 +12,7 @@ import {
 import { type EventName, type MessageName } from '@switchyard/contracts';
 import { NamespacedRedisServer, inNamespace, type BusConnection } from '@switchyard/messaging';
 import {
+  HealthService,
   HttpMetrics,
   NestLoggerBridge,
   REQUEST_ID_HEADER,
@@ -109,6 +110,7 @@ function installRequestHooks(
 ): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(HttpMetrics, { strict: false });
+  const health = app.get(HealthService, { strict: false });
   // Probes and scrapes log nothing, so they never need (or switch on) a request context.
   const withContext = (request: { routeOptions: { url?: string } }) =>
     requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
@@ -138,6 +140,9 @@ function installRequestHooks(
         'request',
       );
     }
+    // A keep-alive connection that was busy when shutdown began is idle only now; left
+    // open it would hold the server (and the drain) until the client's idle timeout.
+    if (health.isShuttingDown) request.raw.socket?.end();
     done();
   });
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import {
   GatewayError,
   isRetryableOutcome,
@@ -98,8 +98,11 @@ interface Delivery {
 }
 
 @Injectable()
-export class ProxyService {
+export class ProxyService implements OnApplicationShutdown {
   private readonly logger = new Logger('Proxy');
+  /** Requests not yet metered: shutdown waits for them before usage is flushed. */
+  private inFlight = 0;
+  private drained: (() => void) | null = null;
 
   constructor(
     @Inject(PROXY_OPTIONS) private readonly options: ProxyOptions,
@@ -113,6 +116,28 @@ export class ProxyService {
   ) {}
 
   async handle(
+    endpoint: GatewayEndpoint,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    this.inFlight += 1;
+    try {
+      await this.exchange(endpoint, request, reply);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) this.drained?.();
+    }
+  }
+
+  /**
+   * Runs after the HTTP server has closed, before the usage publisher flushes (it is a
+   * deeper module): a stream's usage is recorded just after its connection closes.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+  }
+
+  private async exchange(
     endpoint: GatewayEndpoint,
     request: FastifyRequest,
     reply: FastifyReply,

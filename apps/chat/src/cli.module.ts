@@ -3,8 +3,9 @@ import { type ChatEnv } from '@switchyard/config';
 import { DatabaseModule } from '@switchyard/db';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { CoreModule } from './common/core.module.js';
+import { ModelsModule } from './models/models.module.js';
 
-/** What the command line needs: the records and the edition rules, over Postgres only. */
+/** What the command line needs: records, models and the edition rules, over Postgres only. */
 @Module({})
 export class CliModule {
   static forRoot(env: ChatEnv): DynamicModule {
@@ -14,6 +15,7 @@ export class CliModule {
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: 2 }),
         CoreModule.forRoot(env),
         ApiKeysModule,
+        ModelsModule,
       ],
     };
   }

@@ -183,6 +183,40 @@ describe('the chat command line', () => {
     });
   });
 
+  describe('open-model', () => {
+    it('adds a model open to everyone, and opens an existing closed one', async () => {
+      const added = await cli(['open-model', '--name', 'cli-model', '--purpose', 'drawing']);
+      expect(added).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(added.stdout)).toMatchObject({
+        name: 'cli-model',
+        purpose: 'drawing',
+        open: true,
+      });
+
+      const closed = await chat.api
+        .post('/api/admin/models')
+        .set(admin)
+        .send({ platform: 'openai', name: 'cli-closed', purpose: 'chat', open: false })
+        .expect(201);
+      const opened = await cli(['open-model', '--name', 'cli-closed']);
+      expect(JSON.parse(opened.stdout)).toMatchObject({ id: closed.body.id, open: true });
+      const models = await query<{ name: string; open: boolean }>(
+        process.env.DATABASE_URL!,
+        `SELECT name, open FROM "ChatModel" WHERE name IN ('cli-model', 'cli-closed') ORDER BY name`,
+      );
+      expect(models).toEqual([
+        { name: 'cli-closed', open: true },
+        { name: 'cli-model', open: true },
+      ]);
+    });
+
+    it('refuses a missing name with the usage', async () => {
+      const refused = await cli(['open-model']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('open-model --name NAME');
+    });
+  });
+
   describe('issue-license', () => {
     const vendor = generateKeyPairSync('ed25519');
     let keyFile: string;

@@ -10,17 +10,22 @@ import { validateSync } from 'class-validator';
 import { CreateApiKeyDto } from './api-keys/api-keys.dto.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { CliModule } from './cli.module.js';
+import { CreateModelDto } from './models/models.dto.js';
+import { ModelsService } from './models/models.service.js';
 import { PURPOSES } from './common/platform.js';
 import { parsePrivateKey, signLicense } from './editions/license.js';
 
 // Operator commands of the chat service:
 //   create-api-key   wires chat to an upstream (the local launcher runs it at every start)
+//   open-model       makes a model usable by everyone (the launcher's demo models)
 //   issue-license    the vendor's tool that signs plus-edition licenses (tests, development)
 
 const USAGE = `usage:
   cli.js create-api-key --address URL --key KEY|- --purpose ${PURPOSES.join('|')}
       Adds the API key record, or updates the one with the same address and purpose
       (new key, enabled). "--key -" reads the key from standard input.
+  cli.js open-model --name NAME --purpose ${PURPOSES.join('|')}
+      Adds the model, or changes the one with that name, open to every user.
   cli.js issue-license --private-key FILE --licensee NAME --installation ID --days N
       Prints a plus-edition license signed with the Ed25519 private key in FILE (PEM).`;
 
@@ -50,21 +55,45 @@ async function createApiKey(args: string[]): Promise<void> {
   const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
   if (problems.length > 0) throw new UsageError(problems.join('; '));
 
+  const result = await withChat((context) =>
+    context
+      .get(ApiKeysService)
+      .ensure({ address: dto.address, key: dto.key, purpose: dto.purpose ?? 'chat' }),
+  );
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+async function withChat<T>(
+  work: (context: Awaited<ReturnType<typeof NestFactory.createApplicationContext>>) => Promise<T>,
+): Promise<T> {
   const env = loadEnvironment(ChatEnv);
   const context = await NestFactory.createApplicationContext(CliModule.forRoot(env), {
     logger: ['error'],
     abortOnError: false,
   });
   try {
-    const result = await context.get(ApiKeysService).ensure({
-      address: dto.address,
-      key: dto.key,
-      purpose: dto.purpose ?? 'chat',
-    });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return await work(context);
   } finally {
     await context.close();
   }
+}
+
+async function openModel(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { name: { type: 'string' }, purpose: { type: 'string', default: 'chat' } },
+  });
+  const dto = plainToInstance(CreateModelDto, {
+    name: values.name,
+    purpose: values.purpose,
+    open: true,
+  });
+  const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  const model = await withChat((context) =>
+    context.get(ModelsService).ensureOpen(dto.name, dto.purpose),
+  );
+  process.stdout.write(`${JSON.stringify(model)}\n`);
 }
 
 async function issueLicense(args: string[]): Promise<void> {
@@ -107,6 +136,7 @@ async function issueLicense(args: string[]): Promise<void> {
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   'create-api-key': createApiKey,
+  'open-model': openModel,
   'issue-license': issueLicense,
 };
 

@@ -99,6 +99,13 @@ export class ModelsService {
     }
   }
 
+  /** The model with this name, created or changed so that everyone may use it (operator CLI). */
+  async ensureOpen(name: string, purpose: CreateModelDto['purpose']): Promise<ModelResponse> {
+    const existing = await this.models.findByName(name);
+    if (!existing) return this.create({ name, purpose, open: true });
+    return this.update(existing.id, { purpose, open: true });
+  }
+
   async update(id: number, dto: UpdateModelDto): Promise<ModelResponse> {
     try {
       const model = await this.models.updateModel(id, dto);

@@ -30,9 +30,42 @@ export interface AccountStats {
   tokens: number;
 }
 
+/** Entries of the last minute, oldest first; dropping the old ones costs nothing per entry. */
+class Window<T extends { at: number }> {
+  private entries: T[] = [];
+  private head = 0;
+
+  add(entry: T): void {
+    this.entries.push(entry);
+  }
+
+  prune(now: number): void {
+    while (this.head < this.entries.length && this.entries[this.head]!.at <= now - WINDOW_MS)
+      this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  get size(): number {
+    return this.entries.length - this.head;
+  }
+
+  first(): T | undefined {
+    return this.entries[this.head];
+  }
+
+  sum(value: (entry: T) => number): number {
+    let total = 0;
+    for (let i = this.head; i < this.entries.length; i += 1) total += value(this.entries[i]!);
+    return total;
+  }
+}
+
 class Account {
-  private readonly accepted: number[] = [];
-  private readonly tokenLog: { at: number; tokens: number }[] = [];
+  private readonly accepted = new Window<{ at: number }>();
+  private readonly tokenLog = new Window<{ at: number; tokens: number }>();
   readonly stats: AccountStats;
 
   constructor(readonly spec: AccountSpec) {
@@ -50,19 +83,18 @@ class Account {
   }
 
   private prune(now: number): void {
-    while (this.accepted.length > 0 && this.accepted[0]! <= now - WINDOW_MS) this.accepted.shift();
-    while (this.tokenLog.length > 0 && this.tokenLog[0]!.at <= now - WINDOW_MS)
-      this.tokenLog.shift();
+    this.accepted.prune(now);
+    this.tokenLog.prune(now);
   }
 
   private tokensInWindow(): number {
-    return this.tokenLog.reduce((sum, entry) => sum + entry.tokens, 0);
+    return this.tokenLog.sum((entry) => entry.tokens);
   }
 
   /** Which limit refuses a request now, if any. */
   refusal(now: number, promptTokens: number): 'requests' | 'tokens' | 'concurrency' | null {
     this.prune(now);
-    if (this.spec.rpm > 0 && this.accepted.length >= this.spec.rpm) return 'requests';
+    if (this.spec.rpm > 0 && this.accepted.size >= this.spec.rpm) return 'requests';
     if (this.spec.tpm > 0 && this.tokensInWindow() + promptTokens > this.spec.tpm) return 'tokens';
     if (this.spec.concurrency > 0 && this.stats.inFlight >= this.spec.concurrency)
       return 'concurrency';
@@ -71,26 +103,24 @@ class Account {
 
   /** Seconds until the oldest request leaves the window. */
   retryAfterSeconds(now: number): number {
-    const oldest = this.accepted[0] ?? this.tokenLog[0]?.at ?? now;
+    const oldest = this.accepted.first()?.at ?? this.tokenLog.first()?.at ?? now;
     return Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000));
   }
 
   accept(now: number, promptTokens: number): void {
-    this.accepted.push(now);
-    this.tokenLog.push({ at: now, tokens: promptTokens });
+    this.accepted.add({ at: now });
+    // Token counts matter only under a token limit; unlimited accounts keep none.
+    if (this.spec.tpm > 0) this.tokenLog.add({ at: now, tokens: promptTokens });
     this.stats.inFlight += 1;
     this.stats.maxInFlight = Math.max(this.stats.maxInFlight, this.stats.inFlight);
-    this.stats.maxRequestsPerWindow = Math.max(
-      this.stats.maxRequestsPerWindow,
-      this.accepted.length,
-    );
+    this.stats.maxRequestsPerWindow = Math.max(this.stats.maxRequestsPerWindow, this.accepted.size);
   }
 
   finish(completionTokens: number, outcome: 'served' | 'failed', promptTokens: number): void {
     this.stats.inFlight -= 1;
     this.stats[outcome] += 1;
     this.stats.tokens += promptTokens + completionTokens;
-    this.tokenLog.push({ at: Date.now(), tokens: completionTokens });
+    if (this.spec.tpm > 0) this.tokenLog.add({ at: Date.now(), tokens: completionTokens });
   }
 }
 

@@ -86,6 +86,25 @@ describe('AccountLimiter (real Redis)', () => {
     ).toBe('acquired');
   });
 
+  it('gives back many leases in one batch', async () => {
+    const accounts = [account(9, { concurrency: 3, tpm: 1_000 })];
+    const held = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        limiter.acquire({ requestId: nextId(), estimatedTokens: 300, accounts }),
+      ),
+    );
+    expect(held.map((r) => r.kind)).toEqual(['acquired', 'acquired', 'acquired']);
+    for (const result of held) if (result.kind === 'acquired') result.lease.release(10);
+    await limiter.flush();
+    // Three slots free again, and 30 tokens used instead of the 900 estimated.
+    const again = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        limiter.acquire({ requestId: nextId(), estimatedTokens: 300, accounts }),
+      ),
+    );
+    expect(again.map((r) => r.kind)).toEqual(['acquired', 'acquired', 'acquired']);
+  });
+
   it('lets a concurrency lease of a dead holder expire on its own', async () => {
     const shortLeases = new AccountLimiter(redis, 100);
     const accounts = [account(5, { concurrency: 1 })];

@@ -79,16 +79,37 @@ end
 return {-2, 0}
 `;
 
-/** Gives back what a finished request held: its concurrency slot, and the TPM estimate corrected. */
+/**
+ * Gives back what finished requests held: their concurrency slots, and their TPM estimates
+ * corrected. Releases are batched (one script call for many requests every few
+ * milliseconds), since they are off the client's path and each call costs a round trip.
+ */
 const RELEASE = `
-if ARGV[1] ~= '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-end
-if tonumber(ARGV[3]) ~= 0 then
-  redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
+local a = 0
+for k = 1, #KEYS, 2 do
+  local slot = ARGV[a + 1]
+  local second = ARGV[a + 2]
+  local correction = tonumber(ARGV[a + 3])
+  if slot ~= '' then
+    redis.call('ZREM', KEYS[k], slot)
+  end
+  if correction ~= 0 then
+    redis.call('HINCRBY', KEYS[k + 1], second, correction)
+  end
+  a = a + 3
 end
 return 0
 `;
+
+const RELEASE_EVERY_MS = 5;
+const RELEASE_BATCH = 100;
+
+interface PendingRelease {
+  keyId: number;
+  slot: string;
+  second: number;
+  correction: number;
+}
 
 export interface AccountLimits {
   keyId: number;
@@ -135,6 +156,8 @@ const keyFor = {
 export class AccountLimiter {
   private readonly acquireScript: ScriptCommand<[number, number]>;
   private readonly releaseScript: ScriptCommand<number>;
+  private pending: PendingRelease[] = [];
+  private releaseTimer: NodeJS.Timeout | undefined;
 
   /**
    * @param redis a client whose key prefix is the installation's namespace
@@ -202,16 +225,30 @@ export class AccountLimiter {
         const slot = account.concurrency !== null ? requestId : '';
         const correction = account.tpm !== null ? actualTokens - estimate : 0;
         if (slot === '' && correction === 0) return;
-        // Best effort: a lost release only delays the lease's own expiry.
-        this.releaseScript(
-          2,
-          keyFor.concurrency(account.keyId),
-          keyFor.tpm(account.keyId),
+        this.pending.push({
+          keyId: account.keyId,
           slot,
-          Math.floor(acquiredAt / 1000),
+          second: Math.floor(acquiredAt / 1000),
           correction,
-        ).catch(() => undefined);
+        });
+        if (this.pending.length >= RELEASE_BATCH) void this.flush();
+        else this.releaseTimer ??= setTimeout(() => void this.flush(), RELEASE_EVERY_MS);
       },
     };
+  }
+
+  /**
+   * Sends the releases waiting for their batch (also at shutdown). Best effort: a lost
+   * release only delays the lease's own expiry.
+   */
+  async flush(): Promise<void> {
+    clearTimeout(this.releaseTimer);
+    this.releaseTimer = undefined;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const keys = batch.flatMap((r) => [keyFor.concurrency(r.keyId), keyFor.tpm(r.keyId)]);
+    const args = batch.flatMap((r) => [r.slot, r.second, r.correction]);
+    await this.releaseScript(keys.length, ...keys, ...args).catch(() => undefined);
   }
 }

@@ -1,9 +1,19 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { AccountLimiter } from '@switchyard/routing';
 import { SecretCipher } from '@switchyard/security';
 import { KeyVault } from './key-vault.js';
 import { RoutingSnapshotController, RoutingState } from './routing-state.js';
+
+/** Gives back the account leases still waiting for their batch, after the last request. */
+@Injectable()
+class LeaseReturn implements OnApplicationShutdown {
+  constructor(private readonly limiter: AccountLimiter) {}
+
+  onApplicationShutdown(): Promise<void> {
+    return this.limiter.flush();
+  }
+}
 
 @Module({})
 export class RoutingModule {
@@ -15,6 +25,7 @@ export class RoutingModule {
         RoutingState,
         { provide: SecretCipher, useFactory: () => new SecretCipher(secretKeys) },
         KeyVault,
+        LeaseReturn,
         {
           provide: AccountLimiter,
           useFactory: (redis: RedisClient) => new AccountLimiter(redis),

@@ -4,6 +4,7 @@ import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
+import { replyWithError } from './errors/openai-exception.filter.js';
 
 await startService({
   name: 'edge',
@@ -19,5 +20,12 @@ await startService({
     connection: busConnectionOf,
     requiredHandlers: [Events.RoutingSnapshot, Events.TokenChanged, Events.TokenExhausted],
   },
-  configure: (app) => acceptRawBodies(app),
+  configure: (app) => {
+    acceptRawBodies(app);
+    // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+  },
 });

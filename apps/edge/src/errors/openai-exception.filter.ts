@@ -28,20 +28,28 @@ export function toGatewayError(exception: unknown, request?: FastifyRequest): Ga
   );
 }
 
+const logger = new Logger('Edge');
+
+/** Answers a failed request, from Nest's filter or from Fastify's error handler alike. */
+export function replyWithError(
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const error = toGatewayError(exception, request);
+  if (error.code === 'internal_error')
+    logger.error(exception instanceof Error ? exception : String(exception));
+  if (reply.sent || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return;
+  }
+  void reply.status(error.status).send(error.toBody());
+}
+
 @Catch()
 export class OpenAIExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Edge');
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const reply = http.getResponse<FastifyReply>();
-    const error = toGatewayError(exception, http.getRequest<FastifyRequest>());
-    if (error.code === 'internal_error')
-      this.logger.error(exception instanceof Error ? exception : String(exception));
-    if (reply.sent || reply.raw.headersSent) {
-      reply.raw.destroy();
-      return;
-    }
-    void reply.status(error.status).send(error.toBody());
+    replyWithError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }

@@ -1,37 +1,17 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Req } from '@nestjs/common';
 import { GatewayError, type ModelList, type ModelObject } from '@switchyard/contracts';
 import { allowedByList } from '@switchyard/routing';
-import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RoutingState } from '../routing/routing-state.js';
-import { ProxyService } from './proxy.service.js';
 
-/** The OpenAI-compatible API (seed §4.1). */
+/** The model list of the OpenAI-compatible API; the forwarded endpoints are in proxy.routes.ts. */
 @Controller('v1')
 export class OpenAIController {
   constructor(
-    private readonly proxy: ProxyService,
     private readonly authenticator: TokenAuthenticator,
     private readonly routing: RoutingState,
   ) {}
-
-  @Post('chat/completions')
-  @HttpCode(200)
-  chatCompletions(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.proxy.handle('chat.completions', request, reply);
-  }
-
-  @Post('embeddings')
-  @HttpCode(200)
-  embeddings(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.proxy.handle('embeddings', request, reply);
-  }
-
-  @Post('images/generations')
-  @HttpCode(200)
-  imageGenerations(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    return this.proxy.handle('images.generations', request, reply);
-  }
 
   /** The models this token may use and some channel serves. */
   @Get('models')

@@ -28,8 +28,19 @@ export function createLogger(options: LoggerOptions): Logger {
       },
       hooks: { streamWrite: maskCredentials },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    options.destination ?? bufferedStdout(),
   );
+}
+
+/**
+ * Standard output, written in blocks of up to 4 KiB rather than a write per line (each
+ * write is a system call, a measurable cost per request on a busy service); what is
+ * buffered goes out at least every 200 ms, and on shutdown (`logger.flush`).
+ */
+function bufferedStdout(): DestinationStream {
+  const destination = pino.destination({ sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), 200).unref();
+  return destination;
 }
 
 /** Routes Nest's own log calls into the same JSON stream. */

@@ -53,6 +53,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Pins the process to these CPUs (`taskset -c`), for benchmarks. */
   cpus?: string;
+  /** V8 flags, as the deployment passes them. */
+  nodeFlags?: string[];
 }
 
 export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
@@ -65,7 +67,11 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
     [PORT_VARIABLE[name]]: String(port),
     ...options.env,
   };
-  const command = [process.execPath, path.join(repositoryRoot, 'apps', name, 'dist', 'main.js')];
+  const command = [
+    process.execPath,
+    ...(options.nodeFlags ?? []),
+    path.join(repositoryRoot, 'apps', name, 'dist', 'main.js'),
+  ];
   // taskset execs node in place, so the child's pid is the app's (benchmarks read /proc/<pid>).
   if (options.cpus) command.unshift('taskset', '-c', options.cpus);
   const child = spawn(command[0]!, command.slice(1), {

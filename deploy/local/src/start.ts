@@ -27,8 +27,10 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const secretsFile = path.join(root, 'var/local/secrets.env');
-const logDir = path.join(root, 'var/log');
+/** Where local secrets and logs are kept: `var/` of the checkout unless LOCAL_STATE_DIR says. */
+const stateDir = process.env.LOCAL_STATE_DIR ?? path.join(root, 'var');
+const secretsFile = path.join(stateDir, 'local/secrets.env');
+const logDir = path.join(stateDir, 'log');
 
 function say(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -118,7 +120,7 @@ function startService(service: Service, env: NodeJS.ProcessEnv): ChildProcess {
   child.stderr?.pipe(log);
   child.once('exit', (code) => {
     if (stopping) return;
-    say(`${service.name} stopped unexpectedly (exit ${code}); see var/log/${service.name}.log`);
+    say(`${service.name} stopped unexpectedly (exit ${code}); see ${logDir}/${service.name}.log`);
     void stopAll(1);
   });
   running.push({ service, child });
@@ -134,7 +136,7 @@ async function waitHealthy(service: Service, timeoutMs = 30_000): Promise<void> 
       // not listening yet
     }
     if (Date.now() > deadline)
-      throw new Error(`${service.name} did not come up; see var/log/${service.name}.log`);
+      throw new Error(`${service.name} did not come up; see ${logDir}/${service.name}.log`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -288,7 +290,7 @@ async function main(): Promise<void> {
     say(`  ${service.name.padEnd(14)} http://127.0.0.1:${service.port}`.padEnd(48) + service.what);
   }
   say();
-  say(`Logs: var/log/<service>.log. Local secrets: var/local/secrets.env.`);
+  say(`Logs: ${logDir}/<service>.log. Local secrets: ${secretsFile}.`);
   if (generated.includes('ADMIN_PASSWORD')) {
     say(
       `Gateway administrator: ${secrets.ADMIN_USERNAME} / ${secrets.ADMIN_PASSWORD} (you will be asked to change it)`,

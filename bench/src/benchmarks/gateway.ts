@@ -25,42 +25,79 @@ import {
 // The gateway's overhead: the same requests sent straight to a zero-latency upstream and
 // through the edge, side by side in one run. The load generator and the upstream share
 // CPU 0; the edge has CPU 1 to itself, so its CPU time per request is its own. Auth,
-// routing, account limits (checked in Redis on every request) and usage hand-off are all
-// on, as in production.
+// routing and the usage hand-off to the queue are always on; the metering worker is not
+// run here (on two cores it would compete with the load generator and the upstream; it
+// has its own benchmark), so the queue is emptied after each scenario. The edge is
+// measured twice: with account and token limits checked in Redis on every request, and on
+// a channel and token without limits (no Redis round trip on the request's path).
+//
+//   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per scenario)
 
 const LOAD_CPU = '0';
 const EDGE_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const UPSTREAM_KEY = 'sk-bench-upstream';
+/** As the Kubernetes Deployment and the launcher start the edge. */
+const EDGE_NODE_FLAGS = ['--max-semi-space-size=32'];
 
-interface GatewayRow {
-  target: 'direct' | 'edge';
-  kind: 'json' | 'stream';
+type Target = 'direct' | 'edge+limits' | 'edge';
+type Kind = 'json' | 'stream';
+
+interface Row {
+  target: Target;
+  kind: Kind;
   connections: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
+  result: LoadResult;
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
-  errors: number;
   edgeCpuMicrosPerRequest: number | null;
 }
 
-interface GatewayReport {
-  rows: GatewayRow[];
-  edgePeakMemoryMiB: number;
+function log(line = ''): void {
+  process.stdout.write(`${line}\n`);
 }
 
-const UPSTREAM_KEY = 'sk-bench-upstream';
-
-function bodyOf(kind: 'json' | 'stream'): string {
+function bodyOf(model: string, kind: Kind): string {
   return JSON.stringify({
-    model: 'gpt-4o-mini',
+    model,
     messages: [{ role: 'user', content: 'Say something short about benchmarks.' }],
     ...(kind === 'stream' ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
 }
 
-async function benchGateway(log: (line: string) => void): Promise<GatewayReport> {
+async function seed(
+  databaseUrl: string,
+  cipher: SecretCipher,
+  upstreamUrl: string,
+): Promise<{ limited: string; unlimited: string }> {
+  // Limits far above the load: every request takes the Redis round trip, none is refused.
+  const channels = await query<{ id: number }>(
+    databaseUrl,
+    `INSERT INTO "Channel" (name, kind, "baseUrl", models, "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
+     VALUES ('limited', 'single', $1, '{gpt-4o-mini}', 100000000, 2000000000, 100000, now()),
+            ('unlimited', 'single', $1, '{gpt-4o}', NULL, NULL, NULL, now())
+     RETURNING id`,
+    [upstreamUrl],
+  );
+  for (const channel of channels) {
+    await query(
+      databaseUrl,
+      `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
+      [channel.id, cipher.seal(UPSTREAM_KEY), sha256Hex(UPSTREAM_KEY), lastFour(UPSTREAM_KEY)],
+    );
+  }
+  const limited = generateGatewayToken();
+  const unlimited = generateGatewayToken();
+  await query(
+    databaseUrl,
+    `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
+     VALUES ('limited', $1, $2, 1000000000000, 100000000, now()), ('unlimited', $3, $4, NULL, NULL, now())`,
+    [sha256Hex(limited), lastFour(limited), sha256Hex(unlimited), lastFour(unlimited)],
+  );
+  return { limited, unlimited };
+}
+
+async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
   const database = await createTestDatabase();
   const prefix = testRedisPrefix();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -79,80 +116,80 @@ async function benchGateway(log: (line: string) => void): Promise<GatewayReport>
       cpus: LOAD_CPU,
     });
     apps.push(mock);
-
-    // Limits far above the load, so every request takes the Redis round trip without being refused.
-    const cipher = new SecretCipher([secretKeys]);
-    const [channel] = await query<{ id: number }>(
-      database.url,
-      `INSERT INTO "Channel" (name, kind, "baseUrl", models, "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
-       VALUES ('bench', 'single', $1, '{gpt-4o-mini}', 100000000, 2000000000, 100000, now()) RETURNING id`,
-      [mock.url],
-    );
-    await query(
-      database.url,
-      `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
-      [channel!.id, cipher.seal(UPSTREAM_KEY), sha256Hex(UPSTREAM_KEY), lastFour(UPSTREAM_KEY)],
-    );
-    const token = generateGatewayToken();
-    await query(
-      database.url,
-      `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt") VALUES ('bench', $1, $2, 1000000000000, 100000000, now())`,
-      [sha256Hex(token), lastFour(token)],
-    );
-
+    const tokens = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
     apps.push(await startApp('router', { env, cpus: LOAD_CPU }));
-    const metering = await startApp('metering', { env, cpus: LOAD_CPU }).catch(() => null);
-    if (metering) apps.push(metering);
-    else log('(metering worker not available: usage jobs accumulate in Redis during the run)');
-    const edge = await startApp('edge', { env, cpus: EDGE_CPU, readyPath: '/readyz' });
+    apps.push(
+      await startApp('metering', { env, cpus: LOAD_CPU, nodeFlags: ['--max-semi-space-size=64'] }),
+    );
+    const edge = await startApp('edge', {
+      env,
+      cpus: EDGE_CPU,
+      readyPath: '/readyz',
+      nodeFlags: EDGE_NODE_FLAGS,
+    });
     apps.push(edge);
     await eventually(
-      async () =>
-        (await fetch(`${edge.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } })).ok
+      async () => {
+        const response = await fetch(`${edge.url}/v1/models`, {
+          headers: { authorization: `Bearer ${tokens.unlimited}` },
+        });
+        return ((await response.json()) as { data: unknown[] }).data.length === 2
           ? true
-          : undefined,
+          : undefined;
+      },
       10_000,
       'edge routing',
     );
 
-    const targets = {
-      direct: { url: `${mock.url}/v1/chat/completions`, authorization: `Bearer ${UPSTREAM_KEY}` },
-      edge: { url: `${edge.url}/v1/chat/completions`, authorization: `Bearer ${token}` },
-    } as const;
+    const targets: Record<Target, { url: string; authorization: string; model: string }> = {
+      direct: {
+        url: `${mock.url}/v1/chat/completions`,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        model: 'gpt-4o-mini',
+      },
+      'edge+limits': {
+        url: `${edge.url}/v1/chat/completions`,
+        authorization: `Bearer ${tokens.limited}`,
+        model: 'gpt-4o-mini',
+      },
+      edge: {
+        url: `${edge.url}/v1/chat/completions`,
+        authorization: `Bearer ${tokens.unlimited}`,
+        model: 'gpt-4o',
+      },
+    };
 
-    const rows: GatewayRow[] = [];
+    const rows: Row[] = [];
     for (const kind of ['json', 'stream'] as const) {
       for (const connections of [1, 64]) {
-        for (const target of ['direct', 'edge'] as const) {
-          const request = { ...targets[target], body: bodyOf(kind), connections };
+        for (const target of ['direct', 'edge+limits', 'edge'] as const) {
+          const { model, ...address } = targets[target];
+          const request = { ...address, body: bodyOf(model, kind), connections };
           // Warm up connection pools, JIT and caches before measuring.
           await load({ ...request, seconds: 2, cpus: LOAD_CPU });
           const cpuBefore = await cpuSeconds(edge.child.pid!);
-          const result: LoadResult = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
+          const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
           const cpuUsed = (await cpuSeconds(edge.child.pid!)) - cpuBefore;
           const ttft =
             kind === 'stream'
               ? await timeToFirstToken({ ...request, seconds: Math.max(3, SECONDS / 2) })
               : null;
-          const row: GatewayRow = {
+          const row: Row = {
             target,
             kind,
             connections,
-            rps: result.rps,
-            p50Ms: result.p50Ms,
-            p99Ms: result.p99Ms,
+            result,
             ttftP50Ms: ttft?.p50Ms ?? null,
             ttftP99Ms: ttft?.p99Ms ?? null,
-            errors: result.errors,
-            edgeCpuMicrosPerRequest: target === 'edge' ? (cpuUsed / result.requests) * 1e6 : null,
+            edgeCpuMicrosPerRequest: target === 'direct' ? null : (cpuUsed / result.requests) * 1e6,
           };
           rows.push(row);
           log(formatRow(row));
+          await clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
         }
       }
     }
-    const edgePeakMemoryMiB = await peakMemoryMiB(edge.child.pid!);
-    return { rows, edgePeakMemoryMiB };
+    return { rows, edgePeakMemoryMiB: await peakMemoryMiB(edge.child.pid!) };
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, prefix);
@@ -160,50 +197,37 @@ async function benchGateway(log: (line: string) => void): Promise<GatewayReport>
   }
 }
 
-function formatRow(row: GatewayRow): string {
+function formatRow(row: Row): string {
   const ms = (value: number | null) => (value === null ? '-' : value.toFixed(3));
   return [
-    row.target.padEnd(6),
+    row.target.padEnd(11),
     row.kind.padEnd(6),
     String(row.connections).padStart(3),
-    row.rps.toFixed(0).padStart(7),
-    ms(row.p50Ms).padStart(8),
-    ms(row.p99Ms).padStart(8),
+    row.result.rps.toFixed(0).padStart(7),
+    ms(row.result.p50Ms).padStart(8),
+    ms(row.result.p99Ms).padStart(8),
     ms(row.ttftP50Ms).padStart(8),
     ms(row.ttftP99Ms).padStart(8),
     (row.edgeCpuMicrosPerRequest === null ? '-' : row.edgeCpuMicrosPerRequest.toFixed(0)).padStart(
       7,
     ),
-    String(row.errors).padStart(6),
+    String(row.result.errors).padStart(6),
   ].join(' ');
 }
 
-const ROW_HEADER = 'target kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 cpu(us) errors';
-
-function log(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
-
 log('gateway: direct to the upstream vs through the edge');
-log(ROW_HEADER);
-const report = await benchGateway(log);
+log('target      kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 cpu(us) errors');
+const report = await run();
 log(`edge peak resident memory: ${report.edgePeakMemoryMiB.toFixed(0)} MiB`);
 
-const pair = (kind: 'json' | 'stream', connections: number) => ({
-  direct: report.rows.find(
-    (r) => r.target === 'direct' && r.kind === kind && r.connections === connections,
-  )!,
-  edge: report.rows.find(
-    (r) => r.target === 'edge' && r.kind === kind && r.connections === connections,
-  )!,
-});
-const json1 = pair('json', 1);
-const stream1 = pair('stream', 1);
+const find = (target: Target, kind: Kind, connections: number) =>
+  report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections)!;
 log();
-log(`overhead, JSON, 1 connection: p50 +${(json1.edge.p50Ms - json1.direct.p50Ms).toFixed(3)} ms`);
-log(
-  `overhead, stream, 1 connection: time to first token p50 +${(stream1.edge.ttftP50Ms! - stream1.direct.ttftP50Ms!).toFixed(3)} ms`,
-);
-log(
-  `edge CPU per JSON request at 64 connections: ${pair('json', 64).edge.edgeCpuMicrosPerRequest!.toFixed(0)} us`,
-);
+for (const target of ['edge+limits', 'edge'] as const) {
+  const json = find(target, 'json', 1).result.p50Ms - find('direct', 'json', 1).result.p50Ms;
+  const ttft = find(target, 'stream', 1).ttftP50Ms! - find('direct', 'stream', 1).ttftP50Ms!;
+  const cpu = find(target, 'json', 64).edgeCpuMicrosPerRequest!;
+  log(
+    `${target}: p50 overhead (JSON, 1 conn) +${json.toFixed(3)} ms; TTFT overhead (1 conn) +${ttft.toFixed(3)} ms; CPU per JSON request (64 conns) ${cpu.toFixed(0)} us`,
+  );
+}

@@ -37,8 +37,6 @@ const LOAD_CPU = '0';
 const EDGE_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const UPSTREAM_KEY = 'sk-bench-upstream';
-/** As the Kubernetes Deployment and the launcher start the edge. */
-const EDGE_NODE_FLAGS = ['--max-semi-space-size=32'];
 
 type Target = 'direct' | 'edge+limits' | 'edge';
 type Kind = 'json' | 'stream';
@@ -118,14 +116,10 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
     apps.push(mock);
     const tokens = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
     apps.push(await startApp('router', { env, cpus: LOAD_CPU }));
-    apps.push(
-      await startApp('metering', { env, cpus: LOAD_CPU, nodeFlags: ['--max-semi-space-size=64'] }),
-    );
     const edge = await startApp('edge', {
       env,
       cpus: EDGE_CPU,
       readyPath: '/readyz',
-      nodeFlags: EDGE_NODE_FLAGS,
     });
     apps.push(edge);
     await eventually(

@@ -21,8 +21,8 @@ import { Redis } from 'ioredis';
 // a burst of usage jobs with addBulk, exactly as the edge enqueues them, and samples the
 // worker's /metrics (settled jobs, lag, depth) while Postgres fills.
 //
-//   node bench/dist/metering.js [--jobs 100000] [--chunk 1000] [--tokens 50] [--channels 10]
-//                               [--sample-ms 250] [--out result.json] [--app-env K=V ...]
+//   node bench/dist/benchmarks/metering.js [--jobs 100000] [--chunk 1000] [--tokens 50] [--channels 10]
+//                                          [--sample-ms 250] [--out result.json] [--app-env K=V ...]
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +38,8 @@ const { values } = parseArgs({
   },
 });
 
+/** As the Kubernetes Deployment and the launcher start the worker. */
+const METERING_NODE_FLAGS = ['--max-semi-space-size=64'];
 const JOBS = Number(values.jobs);
 const CHUNK = Number(values.chunk);
 const IN_FLIGHT = Number(values['in-flight']);
@@ -174,6 +176,7 @@ async function main(): Promise<void> {
       env: { DATABASE_URL: database.url, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...APP_ENV },
       readyPath: '/readyz',
       timeoutMs: 60_000,
+      nodeFlags: METERING_NODE_FLAGS,
     });
     const metricsUrl = `${app.url}/metrics`;
     await sleep(1_000);

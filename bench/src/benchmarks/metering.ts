@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadEnvironment, StoreEnv } from '@switchyard/config';
@@ -15,6 +15,7 @@ import {
 } from '@switchyard/testing';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { cpuSeconds, peakMemoryMiB } from '../lib/measure.js';
 
 // Metering benchmark: the built metering app (apps/metering/dist/main.js) runs as its own
 // process against a fresh database and Redis namespace. This process is the edge: it pushes
@@ -117,17 +118,9 @@ function parseMetrics(text: string): { settled: number; lagSeconds: number; dept
   return { settled, lagSeconds, depth };
 }
 
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds a process has used (all its threads), from /proc. */
-async function processCpuSeconds(pid: number): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
+/** CPU seconds a process has used (all its threads); 0 once it has gone (a closed backend). */
+function processCpuSeconds(pid: number): Promise<number> {
+  return cpuSeconds(pid).catch(() => 0);
 }
 
 interface CpuReading {
@@ -243,6 +236,7 @@ async function main(): Promise<void> {
     const deadline = started + TIMEOUT_MS;
     while ((samples.at(-1)?.settled ?? 0) < JOBS && Date.now() < deadline) await sleep(100);
     const cpuAfter = await readCpu(meteringPid, database.url, redisPid);
+    const meteringPeakMemoryMiB = Math.round(await peakMemoryMiB(meteringPid));
     // A few more samples so the lag is seen back at zero.
     await sleep(3 * SAMPLE_MS);
     sampling = false;
@@ -281,6 +275,7 @@ async function main(): Promise<void> {
           Math.round(((cpuAfter[part] - cpuBefore[part]) * 1e6) / JOBS),
         ]),
       ) as Record<keyof CpuReading, number>,
+      meteringPeakMemoryMiB,
       database: {
         rows: check?.rows ?? 0,
         costSum: check?.cost ?? null,
@@ -320,6 +315,7 @@ async function redisServerPid(redisUrl: string): Promise<number | null> {
 function report(result: {
   jobs: number;
   cpuMicrosecondsPerJob: Record<keyof CpuReading, number>;
+  meteringPeakMemoryMiB: number;
   burst: { ms: number; jobsPerSecond: number };
   settle: {
     allSettledMs: number | null;
@@ -341,6 +337,7 @@ function report(result: {
     `  lag < 1 s after burst:    ${result.lag.backUnderOneSecondMsAfterBurst ?? 'never'} ms after the burst ended`,
     `  database:                 ${result.database.rows} rows, totals ${result.database.consistent ? 'consistent' : 'INCONSISTENT'}`,
     `  CPU per job (us):         metering ${result.cpuMicrosecondsPerJob.metering}, postgres ${result.cpuMicrosecondsPerJob.postgres}, redis ${result.cpuMicrosecondsPerJob.redis} (shared), bench/producer ${result.cpuMicrosecondsPerJob.bench}`,
+    `  metering peak memory:     ${result.meteringPeakMemoryMiB} MiB resident`,
     '  timeline (s, settled, lag s, depth):',
     ...result.timeline.map((s) => `    ${s.s}\t${s.settled}\t${s.lag}\t${s.depth}`),
   ];

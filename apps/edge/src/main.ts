@@ -15,6 +15,7 @@ await startService({
   trustProxy: (env) => env.TRUSTED_PROXIES,
   acceptRequestIds: false,
   requestContext: false,
+  logSuccessfulRequests: false,
   bodyParser: false,
   bus: {
     connection: busConnectionOf,

@@ -127,3 +127,46 @@ describe('a service built by createService', () => {
     expect(metrics.text).toContain('process_cpu_seconds_total');
   });
 });
+
+describe('the access log', () => {
+  async function requestsLogged(logSuccessfulRequests: boolean | undefined): Promise<unknown[]> {
+    const lines: string[] = [];
+    const app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        logSuccessfulRequests,
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({
+        service: 'things',
+        level: 'info',
+        destination: { write: (line: string) => void lines.push(line) },
+      }),
+    );
+    try {
+      await request(app.getHttpServer()).post('/things').send({ name: 'a', size: 1 }).expect(201);
+      await request(app.getHttpServer()).get('/things/missing').expect(404);
+      await request(app.getHttpServer()).get('/healthz').expect(200);
+    } finally {
+      await app.close();
+    }
+    return lines
+      .map((line) => JSON.parse(line) as { message: string; route: string; status: number })
+      .filter((entry) => entry.message === 'request')
+      .map(({ route, status }) => ({ route, status }));
+  }
+
+  it('has a line for every request but probes and scrapes, by default', async () => {
+    expect(await requestsLogged(undefined)).toEqual([
+      { route: '/things', status: 201 },
+      { route: '/things/missing', status: 404 },
+    ]);
+  });
+
+  it('keeps only the failures at info when successes are not logged', async () => {
+    expect(await requestsLogged(false)).toEqual([{ route: '/things/missing', status: 404 }]);
+  });
+});

@@ -47,6 +47,13 @@ export interface ServiceDefinition<E extends BaseEnv> {
    * the edge and the metering worker keep it off and log their ids explicitly.
    */
   requestContext?: boolean;
+  /**
+   * Whether a request that succeeded (status under 400) gets an access-log line at info, or
+   * only at debug. Failures are always logged at info. The edge keeps successes at debug:
+   * every one of its requests already has its record in the usage log, and a log line costs
+   * it a sixth of its CPU per request (docs/performance.md).
+   */
+  logSuccessfulRequests?: boolean;
   /** Subscribes the app to the contract's events and requests over Redis. */
   bus?: {
     connection: (env: E) => BusConnection;
@@ -88,7 +95,10 @@ export async function createService<E extends BaseEnv>(
     abortOnError: false,
     bodyParser: definition.bodyParser ?? true,
   });
-  installRequestHooks(app, logger, definition.requestContext ?? true);
+  installRequestHooks(app, logger, {
+    requestContext: definition.requestContext ?? true,
+    logSuccessfulRequests: definition.logSuccessfulRequests ?? true,
+  });
   await definition.configure?.(app, env, logger);
   if (definition.bus) {
     const server = new NamespacedRedisServer(definition.bus.connection(env), {
@@ -106,14 +116,14 @@ export async function createService<E extends BaseEnv>(
 function installRequestHooks(
   app: NestFastifyApplication,
   logger: Logger,
-  requestContext: boolean,
+  options: { requestContext: boolean; logSuccessfulRequests: boolean },
 ): void {
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(HttpMetrics, { strict: false });
   const health = app.get(HealthService, { strict: false });
   // Probes and scrapes log nothing, so they never need (or switch on) a request context.
   const withContext = (request: { routeOptions: { url?: string } }) =>
-    requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
+    options.requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (withContext(request)) runWithRequestId(request.id, done);
@@ -129,7 +139,8 @@ function installRequestHooks(
     const seconds = reply.elapsedTime / 1000;
     metrics.record(request.method, route, reply.statusCode, seconds);
     if (!QUIET_ROUTES.has(route)) {
-      logger.info(
+      const level = options.logSuccessfulRequests || reply.statusCode >= 400 ? 'info' : 'debug';
+      logger[level](
         {
           requestId: request.id,
           method: request.method,

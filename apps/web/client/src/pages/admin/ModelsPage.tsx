@@ -1,15 +1,11 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
-import { PURPOSES, type AdminModel, type Purpose } from '../../api/types.js';
+import { type AdminModel, type Purpose } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { FormActions } from '../../components/FormActions.js';
+import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
 import { Switch } from '../../components/Switch.js';
 import { useLoad } from '../../components/useLoad.js';
-
-const PURPOSE_LABELS: Record<Purpose, string> = {
-  chat: 'Chat',
-  drawing: 'Drawing',
-  music: 'Music',
-};
 
 export function ModelsPage() {
   const models = useLoad(chat.listAdminModels, []);
@@ -174,28 +170,9 @@ function ModelForm(props: {
         Reverse-engineered models end in <code>-all</code>; custom assistants are the
         custom-assistant prefix followed by their <code>g-…</code> id.
       </p>
-      <label>
-        Purpose
-        <select
-          value={purpose}
-          onChange={(event) => setPurpose(event.currentTarget.value as Purpose)}
-        >
-          {PURPOSES.map((p) => (
-            <option key={p} value={p}>
-              {PURPOSE_LABELS[p]}
-            </option>
-          ))}
-        </select>
-      </label>
+      <PurposeField value={purpose} onChange={setPurpose} />
       <Switch checked={open} label="Open to all users" onChange={setOpen} />
-      <div class="form-actions">
-        <button type="submit" disabled={busy}>
-          {existing ? 'Save' : 'Add'}
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={existing ? 'Save' : 'Add'} busy={busy} onCancel={props.onCancel} />
     </form>
   );
 }

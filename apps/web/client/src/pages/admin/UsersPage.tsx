@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { FormActions } from '../../components/FormActions.js';
 import { Switch } from '../../components/Switch.js';
 import { useLoad } from '../../components/useLoad.js';
 
@@ -204,14 +205,7 @@ function PermissionsForm(props: {
         Other model names <span class="optional">(comma-separated)</span>
         <input value={others} onInput={(event) => setOthers(event.currentTarget.value)} />
       </label>
-      <div class="form-actions">
-        <button type="submit" disabled={busy}>
-          Save permissions
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit="Save permissions" busy={busy} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -1,0 +1,26 @@
+import { PURPOSES, type Purpose } from '../api/types.js';
+
+export const PURPOSE_LABELS: Record<Purpose, string> = {
+  chat: 'Chat',
+  drawing: 'Drawing',
+  music: 'Music',
+};
+
+/** The purpose of a model or an API key record (seed §2.1-2.2). */
+export function PurposeField(props: { value: Purpose; onChange: (purpose: Purpose) => void }) {
+  return (
+    <label>
+      Purpose
+      <select
+        value={props.value}
+        onChange={(event) => props.onChange(event.currentTarget.value as Purpose)}
+      >
+        {PURPOSES.map((p) => (
+          <option key={p} value={p}>
+            {PURPOSE_LABELS[p]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -25,7 +25,11 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@switchyard/*/*'], message: 'Import a lib from its package root.' },
+            {
+              // Entry points a lib's package.json exports besides its root are listed here.
+              group: ['@switchyard/*/*', '!@switchyard/db/sql'],
+              message: 'Import a lib from its package root.',
+            },
             {
               group: ['**/libs/**', '**/apps/**'],
               message: 'Import workspace code by package name.',

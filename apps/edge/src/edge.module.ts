@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { type EdgeEnv } from '@switchyard/config';
-import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
+import { SqlDatabaseModule, SqlReadiness } from '@switchyard/db/sql';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { AdminProxyModule } from './admin-proxy/admin-proxy.module.js';
@@ -17,10 +17,10 @@ export class EdgeModule {
     return {
       module: EdgeModule,
       imports: [
-        DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
+        SqlDatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('edge'),
-        HealthModule.register([DatabaseReadiness, RedisReadiness]),
+        HealthModule.register([SqlReadiness, RedisReadiness]),
         ProxyModule.forRoot({ maxAttempts: env.FAILOVER_ATTEMPTS }, [
           RoutingModule.forRoot(env.SECRET_KEYS),
           UpstreamModule.forRoot({

@@ -1,5 +1,6 @@
 import { Global, Injectable, Module, type DynamicModule } from '@nestjs/common';
-import { PrismaService, type DatabaseOptions } from './prisma.service.js';
+import { type DatabaseOptions } from './database-options.js';
+import { PrismaService } from './prisma.service.js';
 
 /** Readiness: the database answers a trivial query. */
 @Injectable()

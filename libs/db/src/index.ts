@@ -1,6 +1,7 @@
 export { DatabaseModule, DatabaseReadiness } from './database.module.js';
 export { isRecordNotFound, isTransactionConflict, isUniqueViolation } from './errors.js';
-export { PrismaService, type DatabaseOptions } from './prisma.service.js';
+export { PrismaService } from './prisma.service.js';
+export { type DatabaseOptions } from './database-options.js';
 export { applyMigrations, MigrationError, type MigrationReport } from './migrate/migrator.js';
 export { defaultMigrationsDirectory } from './migrate/paths.js';
 export * from './generated/prisma/enums.js';

@@ -1,11 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { type DatabaseOptions } from './database-options.js';
 import { PrismaClient } from './generated/prisma/client.js';
-
-export interface DatabaseOptions {
-  url: string;
-  poolSize: number;
-}
 
 /**
  * The Prisma client as a Nest provider. Connections are opened lazily by the pool and

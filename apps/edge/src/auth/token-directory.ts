@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
-import { PrismaService, TokenStatus } from '@switchyard/db';
+import { SQL_POOL, TokenStatus, type SqlPool } from '@switchyard/db/sql';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
@@ -25,6 +25,26 @@ interface Entry {
   expires: number;
 }
 
+interface TokenRow {
+  id: number;
+  keyHash: string;
+  status: TokenStatus;
+  expiresAt: Date | null;
+  quotaSpent: boolean;
+  models: string[];
+  allowIps: string[];
+  group: string;
+  rateLimit: number | null;
+}
+
+// Plain SQL rather than the Prisma client: this is the edge's only query (see
+// libs/db/src/sql). Quotas are bigint; they are compared here, not carried into JavaScript.
+const FIND_TOKEN = `
+  SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",
+         (quota IS NOT NULL AND "usedQuota" >= quota) AS "quotaSpent"
+    FROM "Token"
+   WHERE "keyHash" = $1`;
+
 const FOUND_TTL_MS = 60_000;
 /** Unknown tokens are remembered briefly, so a flood of bad keys does not reach Postgres. */
 const UNKNOWN_TTL_MS = 5_000;
@@ -47,7 +67,7 @@ export class TokenDirectory {
   private readonly loading = new Map<string, Promise<GatewayToken | null>>();
 
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(SQL_POOL) private readonly pool: SqlPool,
     @Inject(REDIS) redis: RedisClient,
   ) {
     // Events may have been missed while Redis was away: trust nothing cached from before.
@@ -66,19 +86,23 @@ export class TokenDirectory {
   }
 
   private async load(keyHash: string): Promise<GatewayToken | null> {
-    const row = await this.prisma.token.findUnique({ where: { keyHash } });
-    const token: GatewayToken | null = row && {
-      id: row.id,
-      keyHash: row.keyHash,
-      status: row.status,
-      expiresAt: row.expiresAt?.getTime() ?? null,
-      exhausted:
-        row.status === TokenStatus.exhausted || (row.quota !== null && row.usedQuota >= row.quota),
-      models: row.models,
-      allowIps: toBlockList(row.allowIps),
-      group: row.group,
-      rateLimit: row.rateLimit,
-    };
+    const {
+      rows: [row],
+    } = await this.pool.query<TokenRow>(FIND_TOKEN, [keyHash]);
+    const token: GatewayToken | null =
+      row === undefined
+        ? null
+        : {
+            id: row.id,
+            keyHash: row.keyHash,
+            status: row.status,
+            expiresAt: row.expiresAt?.getTime() ?? null,
+            exhausted: row.status === TokenStatus.exhausted || row.quotaSpent,
+            models: row.models,
+            allowIps: toBlockList(row.allowIps),
+            group: row.group,
+            rateLimit: row.rateLimit,
+          };
     this.entries.set(keyHash, {
       token,
       expires: Date.now() + (token ? FOUND_TTL_MS : UNKNOWN_TTL_MS),

@@ -1,0 +1,4 @@
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+}

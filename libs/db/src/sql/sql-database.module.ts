@@ -1,0 +1,69 @@
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import pg from 'pg';
+import { type DatabaseOptions } from '../database-options.js';
+
+// Plain SQL over a `pg` pool, for a service on the request path that reads a row or two
+// and must stay small: the Prisma client (its query compiler and generated client) costs
+// the edge about 100 MB of resident memory for one lookup (docs/performance.md). The
+// schema stays Prisma's: queries here name its tables and columns, and the tests that use
+// them run against the migrated database.
+
+/** The pool's handle, injected where SQL is run. */
+export const SQL_POOL = Symbol('SQL_POOL');
+export type SqlPool = pg.Pool;
+
+/** Readiness: the database answers a trivial query. */
+@Injectable()
+export class SqlReadiness {
+  readonly name = 'postgres';
+  constructor(@Inject(SQL_POOL) private readonly pool: SqlPool) {}
+
+  async check(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+}
+
+/** Closes the pool after the HTTP server has drained (application shutdown). */
+@Injectable()
+class PoolCloser implements OnApplicationShutdown {
+  constructor(@Inject(SQL_POOL) private readonly pool: SqlPool) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+@Global()
+@Module({})
+export class SqlDatabaseModule {
+  static forRoot(options: DatabaseOptions): DynamicModule {
+    return {
+      module: SqlDatabaseModule,
+      providers: [
+        {
+          provide: SQL_POOL,
+          useFactory: () => {
+            const pool = new pg.Pool({
+              connectionString: options.url,
+              max: options.poolSize,
+              connectionTimeoutMillis: 5_000,
+            });
+            // An idle client losing its server is reported here; the next query reconnects.
+            pool.on('error', () => undefined);
+            return pool;
+          },
+        },
+        SqlReadiness,
+        PoolCloser,
+      ],
+      exports: [SQL_POOL, SqlReadiness],
+    };
+  }
+}

@@ -123,7 +123,7 @@ it('keeps the generated secrets in a file only its owner can read', () => {
     .filter((line) => line.includes('='))
     .map((line) => line.slice(0, line.indexOf('=')));
   expect(names).toEqual(
-    expect.arrayContaining(['SECRET_KEYS', 'ADMIN_PASSWORD', 'CHAT_GATEWAY_TOKEN']),
+    expect.arrayContaining(['SECRET_KEYS', 'ADMIN_PASSWORD', 'CHAT_ADMIN_PASSWORD']),
   );
 });
 

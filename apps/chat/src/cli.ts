@@ -16,7 +16,7 @@ import { PURPOSES } from './common/platform.js';
 import { parsePrivateKey, signLicense } from './editions/license.js';
 
 // Operator commands of the chat service:
-//   create-api-key   wires chat to an upstream (the local launcher runs it at every start)
+//   create-api-key   wires chat to an upstream (the local launcher, on a new database)
 //   open-model       makes a model usable by everyone (the launcher's demo models)
 //   issue-license    the vendor's tool that signs plus-edition licenses (tests, development)
 

@@ -1,7 +1,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -171,12 +171,12 @@ async function cli(
 }
 
 /**
- * On the first start, points the chat app at this gateway: a gateway token of its own
- * (kept in var/local/secrets.env), API key records for chat and drawing on the edge, and
- * the demo models open to every user. Later starts leave whatever the operators changed.
+ * Points the chat app at this gateway, on a database the demo channel was just created in:
+ * a gateway token of its own (kept only, sealed, in the chat's API key records), records for
+ * chat and drawing on the edge, and the demo models open to every user. Later starts leave
+ * whatever the operators changed.
  */
 async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Promise<void> {
-  if ((await readSecrets()).CHAT_GATEWAY_TOKEN) return;
   const token = await cli('admin', ['create-token', '--name', 'Chat app (local)'], env);
   const address = `http://127.0.0.1:${edgePort}`;
   for (const purpose of ['chat', 'drawing']) {
@@ -190,11 +190,10 @@ async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Prom
   for (const [name, purpose] of DEMO_CHAT_MODELS) {
     await cli('chat', ['open-model', '--name', name, '--purpose', purpose], env);
   }
-  await appendFile(secretsFile, `CHAT_GATEWAY_TOKEN=${token}\n`);
   say(`chat is wired to the gateway at ${address} with its own gateway token`);
 }
 
-/** What the demo channel serves that the chat app offers everyone from the first start. */
+/** What the demo channel serves that the chat app offers everyone from the start. */
 const DEMO_CHAT_MODELS = [
   ['gpt-4o-mini', 'chat'],
   ['gpt-4o', 'chat'],
@@ -267,20 +266,21 @@ async function main(): Promise<void> {
   }
 
   const demoKey = mock.MOCK_ACCOUNTS[0]!.split(':')[0]!;
-  say(
-    await cli(
-      'admin',
-      [
-        'seed-demo-channel',
-        '--base-url',
-        `http://127.0.0.1:${mock.MOCK_UPSTREAM_PORT}`,
-        '--key',
-        demoKey,
-      ],
-      env,
-    ),
+  const seeded = await cli(
+    'admin',
+    [
+      'seed-demo-channel',
+      '--base-url',
+      `http://127.0.0.1:${mock.MOCK_UPSTREAM_PORT}`,
+      '--key',
+      demoKey,
+    ],
+    env,
   );
-  await wireChatToGateway(env, loadEnvironment(EdgeEnv, env).EDGE_PORT);
+  say(seeded);
+  // A database without channels is a new installation: give its chat app the gateway too.
+  if (seeded.startsWith('created channel'))
+    await wireChatToGateway(env, loadEnvironment(EdgeEnv, env).EDGE_PORT);
 
   say();
   say('Switchyard is running:');

@@ -506,12 +506,12 @@ describe('Docker image (deploy/docker/Dockerfile)', () => {
     stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args),
   );
 
-  it('builds in stages from Node 20 slim', () => {
+  it('builds in stages from Node 24 slim', () => {
     expect(dockerfile.stages.length).toBeGreaterThanOrEqual(2);
     const names = dockerfile.stages.map((stage) => stage.name);
     for (const stage of dockerfile.stages) {
       if (names.includes(stage.image)) continue; // FROM an earlier stage
-      expect(stage.image).toMatch(/^node:20[\w.-]*-slim$/);
+      expect(stage.image).toMatch(/^node:24[\w.-]*-slim$/);
     }
   });
 

@@ -42,9 +42,11 @@ export interface ServiceDefinition<E extends BaseEnv> {
   acceptRequestIds?: boolean;
   /**
    * Whether each request (and each message carrying a request id) runs in an
-   * AsyncLocalStorage context, so every log line below it shows the id. On Node 20 entering
-   * one switches promise hooks on for the whole process, tens of microseconds a request:
-   * the edge and the metering worker keep it off and log their ids explicitly.
+   * AsyncLocalStorage context, so every log line below it shows the id. Even on Node 24,
+   * where the context no longer switches promise hooks on, every promise created inside
+   * one carries it: about 40 % more instructions for a handler's awaits
+   * (docs/performance.md, "Request context"). The edge and the metering worker keep it off
+   * and log their ids explicitly.
    */
   requestContext?: boolean;
   /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type ChannelKey, type Prisma } from '@switchyard/db';
 import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyard/security';
+import { isWildcard } from '@switchyard/routing';
 import { AuditService, type AuditDetails } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
@@ -195,9 +196,9 @@ export class ChannelsService {
         ? keyOf(channel, dto.keyId)
         : (channel.keys.find((k) => k.status === 'enabled') ?? channel.keys[0]);
     if (!key) throw new ApiError('conflict', `Channel ${id} has no key to test with`);
-    const model = dto.model ?? channel.models.find((m) => !m.endsWith('*'));
+    const model = dto.model ?? channel.models.find((m) => !isWildcard(m));
     if (model === undefined) {
-      const message = 'model is required: the channel lists only * prefixes';
+      const message = 'model is required: the channel lists only wildcard entries';
       throw new ApiError('validation_failed', message, [{ field: 'model', message }]);
     }
     const upstreamModel = mappingOf(channel.modelMapping)[model] ?? model;

@@ -109,4 +109,17 @@ describe('prices', () => {
       .expect(400);
     expect(twice.body.error.fields[0].field).toBe('items');
   });
+
+  it('prices a *suffix entry, and refuses a lone *', async () => {
+    await api
+      .put('/api/prices', { items: [{ model: '*-all', inputPrice: 1_000, outputPrice: 2_000 }] })
+      .expect(200);
+    expect(await models()).toContain('*-all');
+    const lone = await api
+      .put('/api/prices', { items: [{ model: '*', inputPrice: 1, outputPrice: 1 }] })
+      .expect(400);
+    expect(lone.body.error.fields.map((f: { field: string }) => f.field)).toEqual([
+      'items.0.model',
+    ]);
+  });
 });

@@ -1,21 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type ChannelKey, type Prisma } from '@switchyard/db';
-import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyard/security';
+import {
+  ChannelsRepository,
+  type AuditDetails,
+  type ChannelFields,
+  type ChannelWithKeys,
+  type SealedKey,
+} from '@switchyard/gateway-store';
 import { isWildcard } from '@switchyard/routing';
-import { AuditService, type AuditDetails } from '../audit/audit.service.js';
+import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyard/security';
+import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
 import { skipTake, type Page } from '../common/pagination.js';
 import { normalizeBaseUrl } from '../common/validators.js';
 import { ChangeEvents } from '../events/change-events.js';
 import { ChannelTester } from './channel-tester.js';
-import {
-  ChannelsRepository,
-  type ChannelFields,
-  type ChannelWithKeys,
-  type SealedKey,
-} from './channels.repository.js';
 import {
   type ChannelKeyResponse,
   type ChannelResponse,

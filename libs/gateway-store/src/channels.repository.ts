@@ -7,7 +7,7 @@ import {
   type ChannelStatus,
 } from '@switchyard/db';
 import { modelMatchSql } from '@switchyard/routing';
-import { type Db } from '../common/db.js';
+import { type Db } from './db.js';
 
 export type ChannelWithKeys = Channel & { keys: ChannelKey[] };
 

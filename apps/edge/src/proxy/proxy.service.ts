@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
+import { PriceList } from '../pricing/price-list.js';
 import { type Exchange, type RoutedExchange } from './exchange.js';
 import { Failover } from './failover.js';
 import { Relay } from './relay.js';
@@ -21,6 +22,7 @@ export class ProxyService implements OnApplicationShutdown {
 
   constructor(
     private readonly authenticator: TokenAuthenticator,
+    private readonly prices: PriceList,
     private readonly failover: Failover,
     private readonly relay: Relay,
     private readonly meter: UsageMeter,
@@ -78,6 +80,7 @@ export class ProxyService implements OnApplicationShutdown {
     try {
       exchange.body = parseRequestBody(endpoint, request.body);
       this.authenticator.authorizeModel(token, exchange.body.model);
+      this.prices.authorize(token, exchange.body.model);
       const routed = exchange as RoutedExchange;
       const answered = await this.failover.run(routed);
       const delivery = await this.relay.deliver(routed, answered);

@@ -118,6 +118,9 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; messa
   });
 }
 
+/** The largest value of a Postgres `integer` column (ids, versions): larger is a 400, not a 500. */
+export const INT4_MAX = 2_147_483_647;
+
 /** At most this many fields are named in one answer (a body can have thousands wrong). */
 const MAX_NAMED_FIELDS = 20;
 

@@ -1,3 +1,4 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ChannelKind, ChannelStatus } from '@switchyard/db';
 import { Type } from 'class-transformer';
@@ -28,7 +29,6 @@ import {
   NullableOptional,
 } from '../common/validators.js';
 
-const INT_MAX = 2_147_483_647;
 const KINDS = Object.values(ChannelKind);
 const STATUSES = Object.values(ChannelStatus);
 export const MAX_KEYS_PER_CHANNEL = 5000;
@@ -44,7 +44,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   rpm?: number | null;
 
   @ApiPropertyOptional({
@@ -56,7 +56,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   tpm?: number | null;
 
   @ApiPropertyOptional({
@@ -68,7 +68,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   concurrency?: number | null;
 }
 
@@ -180,6 +180,7 @@ export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullPr
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 
@@ -207,6 +208,7 @@ export class UpdateChannelKeyDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version?: number;
 }
 
@@ -258,6 +260,7 @@ export class TestChannelDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   keyId?: number;
 }
 

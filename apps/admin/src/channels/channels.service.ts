@@ -259,6 +259,8 @@ export class ChannelsService {
     const fields: ChannelFields = {
       name: dto.name.trim(),
       kind: dto.kind,
+      provider: dto.provider ?? 'openai',
+      providerSettings: { ...dto.providerSettings },
       baseUrl: normalizeBaseUrl(dto.baseUrl),
       models: dto.models,
       modelMapping: dto.modelMapping ?? {},
@@ -282,6 +284,7 @@ export class ChannelsService {
         details: {
           name: channel.name,
           kind: channel.kind,
+          provider: channel.provider,
           baseUrl: channel.baseUrl,
           models: channel.models,
           groups: channel.groups,
@@ -299,6 +302,10 @@ export class ChannelsService {
     return {
       ...(dto.name !== undefined ? { name: dto.name.trim() } : {}),
       ...(dto.kind !== undefined ? { kind: dto.kind } : {}),
+      ...(dto.provider !== undefined ? { provider: dto.provider } : {}),
+      ...(dto.providerSettings !== undefined
+        ? { providerSettings: { ...dto.providerSettings } }
+        : {}),
       ...(dto.baseUrl !== undefined ? { baseUrl: normalizeBaseUrl(dto.baseUrl) } : {}),
       ...(dto.models !== undefined ? { models: dto.models } : {}),
       ...(dto.modelMapping !== undefined ? { modelMapping: dto.modelMapping } : {}),
@@ -449,6 +456,8 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
     id: channel.id,
     name: channel.name,
     kind: channel.kind,
+    provider: channel.provider,
+    providerSettings: mappingOf(channel.providerSettings),
     baseUrl: channel.baseUrl,
     keys: channel.keys.map(toKeyResponse),
     models: channel.models,

@@ -390,3 +390,23 @@ export class ChannelTestResult {
   @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
   error?: ChannelTestError;
 }
+
+export class UpstreamModelsDto {
+  @ApiProperty({ example: 'https://relay.example.com' })
+  @IsBaseUrl()
+  baseUrl!: string;
+
+  @ApiProperty({ writeOnly: true, description: 'Used for this one request; never stored' })
+  @Matches(/^\S{8,1024}$/, { message: 'key must be 8 to 1024 characters without spaces' })
+  key!: string;
+}
+
+export class UpstreamModelsResult {
+  @ApiProperty() ok!: boolean;
+  @ApiProperty({ type: Number, nullable: true }) status!: number | null;
+  @ApiProperty() latencyMs!: number;
+  @ApiProperty({ type: [String], description: "The ids of the upstream's `/v1/models`, sorted" })
+  models!: string[];
+  @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
+  error?: ChannelTestError;
+}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { ChannelStatus, PrismaService } from '@switchyard/db';
 import { ROUTER_ACTOR } from './actor.js';
 import { AuditRepository } from './audit.repository.js';
@@ -23,6 +24,8 @@ export interface StoredChannel {
   id: number;
   name: string;
   kind: 'single' | 'aggregated';
+  provider: ChannelProvider;
+  settings: ProviderSettings;
   baseUrl: string;
   models: string[];
   modelMapping: Record<string, string>;
@@ -40,6 +43,18 @@ function asMapping(value: unknown): Record<string, string> {
       (entry): entry is [string, string] => typeof entry[1] === 'string',
     ),
   );
+}
+
+const SETTING_NAMES = ['anthropicVersion', 'apiVersion', 'region'] as const;
+
+function asSettings(value: unknown): ProviderSettings {
+  const settings: ProviderSettings = {};
+  if (typeof value !== 'object' || value === null) return settings;
+  for (const name of SETTING_NAMES) {
+    const setting = (value as Record<string, unknown>)[name];
+    if (typeof setting === 'string') settings[name] = setting;
+  }
+  return settings;
 }
 
 @Injectable()
@@ -62,6 +77,8 @@ export class ChannelStore {
       id: row.id,
       name: row.name,
       kind: row.kind,
+      provider: row.provider,
+      settings: asSettings(row.providerSettings),
       baseUrl: row.baseUrl,
       models: row.models,
       modelMapping: asMapping(row.modelMapping),

@@ -1,4 +1,4 @@
-import { query } from '@switchyard/testing';
+import { linesMatching, query, sourceFiles } from '@switchyard/testing';
 import {
   compareSpecificity,
   isModelName,
@@ -105,5 +105,28 @@ describe('model pattern language', () => {
       [MATCHES.map(([entry]) => entry), MATCHES.map(([, model]) => model)],
     );
     expect(rows.map((row) => row.matches)).toEqual(MATCHES.map(([, , expected]) => expected));
+  });
+});
+
+// The language has one implementation: a wildcard test written anywhere else is a second
+// one that will drift (docs/architecture.md, "Model patterns").
+const REIMPLEMENTED_WILDCARD = [
+  /\b(endsWith|startsWith)\(\s*['"`]\*['"`]\s*\)/,
+  /\b(right|left)\([^)]*,\s*1\)\s*=\s*'\*'/i,
+];
+
+describe('model pattern language, one implementation', () => {
+  it('recognises a wildcard test written by hand', () => {
+    expect(REIMPLEMENTED_WILDCARD.some((p) => p.test("m.endsWith('*')"))).toBe(true);
+    expect(REIMPLEMENTED_WILDCARD.some((p) => p.test('entry.startsWith("*")'))).toBe(true);
+    expect(REIMPLEMENTED_WILDCARD.some((p) => p.test("right(p.model, 1) = '*'"))).toBe(true);
+    expect(REIMPLEMENTED_WILDCARD.some((p) => p.test("name.endsWith('-all')"))).toBe(false);
+  });
+
+  it('has no second implementation in production code', () => {
+    const files = sourceFiles({ roots: ['apps', 'libs'] }).filter(
+      (file) => file !== 'libs/routing/src/model-pattern.ts',
+    );
+    expect(linesMatching(files, REIMPLEMENTED_WILDCARD)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { type ServiceDefinition } from '@switchyard/service';
 import { MeteringModule } from './metering.module.js';
 
 /** How the metering worker starts: in main.ts, and in tests through createService. */
-export const meteringService: ServiceDefinition<MeteringEnv> = {
+export const meteringDefinition: ServiceDefinition<MeteringEnv> = {
   name: 'metering',
   environment: MeteringEnv,
   module: (env) => MeteringModule.forRoot(env),

@@ -4,7 +4,7 @@ import { AdminModule } from './admin.module.js';
 import { serveOpenApi } from './openapi.js';
 
 /** How the admin service is built: by `main.ts` in production and by the tests. */
-export const adminService: ServiceDefinition<AdminEnv> = {
+export const adminDefinition: ServiceDefinition<AdminEnv> = {
   name: 'admin',
   environment: AdminEnv,
   module: (env) => AdminModule.forRoot(env),

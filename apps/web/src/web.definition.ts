@@ -6,7 +6,7 @@ import { registerStaticSite, resolveStaticDirectory } from './site/static-site.j
 import { WebModule } from './web.module.js';
 
 /** The web app: the chat single-page app at `/`, the chat API passed through at `/api`. */
-export const webService: ServiceDefinition<WebEnv> = {
+export const webDefinition: ServiceDefinition<WebEnv> = {
   name: 'web',
   environment: WebEnv,
   module: (env) => WebModule.forRoot(env),

@@ -4,7 +4,7 @@ import { ChatModule } from './chat.module.js';
 import { serveOpenApi } from './openapi.js';
 
 /** How the chat service is built: by `main.ts` in production, by the specs in tests. */
-export const chatService: ServiceDefinition<ChatEnv> = {
+export const chatDefinition: ServiceDefinition<ChatEnv> = {
   name: 'chat',
   environment: ChatEnv,
   module: (env) => ChatModule.forRoot(env),

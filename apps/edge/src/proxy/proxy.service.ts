@@ -30,6 +30,7 @@ import {
 } from '../upstream/upstream-client.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
 import { UsagePublisher } from '../usage/usage-publisher.js';
+import { adapterFor, answerContext, convertAnswer, type Answer } from './provider-conversion.js';
 import { bodyFor, parseRequestBody, type ParsedBody } from './request-body.js';
 import { StreamObserver, summarizeJson } from './stream-observer.js';
 
@@ -293,12 +294,31 @@ export class ProxyService implements OnApplicationShutdown {
     const { candidate } = attempt;
     const attemptStarted = performance.now();
     let response: UpstreamResponse;
+    let adapter: ReturnType<typeof adapterFor>;
     try {
+      adapter = adapterFor(exchange.endpoint, candidate.channel);
+    } catch (error) {
+      attempt.lease.release(0);
+      throw error;
+    }
+    try {
+      const secret = this.vault.secretOf(candidate.key);
+      const converted = adapter?.chatRequest(
+        {
+          body: exchange.body.json,
+          upstreamModel: candidate.upstreamModel,
+          secret,
+          settings: candidate.channel.settings ?? {},
+        },
+        exchange.body.stream,
+      );
       response = await this.upstream.send({
         baseUrl: candidate.channel.baseUrl,
-        path: UPSTREAM_PATH[exchange.endpoint],
-        secret: this.vault.secretOf(candidate.key),
-        body: bodyFor(exchange.body, candidate.upstreamModel),
+        path: converted?.path ?? UPSTREAM_PATH[exchange.endpoint],
+        providerPath: converted !== undefined,
+        secret,
+        headers: converted?.headers,
+        body: converted?.body ?? bodyFor(exchange.body, candidate.upstreamModel),
         requestId: exchange.request.id,
         accept: exchange.body.stream ? 'text/event-stream' : 'application/json',
         signal: exchange.abort.signal,
@@ -310,7 +330,9 @@ export class ProxyService implements OnApplicationShutdown {
       return { kind: error.kind, message: error.message };
     }
 
-    const kind = outcomeOfStatus(response.statusCode);
+    const kind = outcomeOfStatus(
+      adapter ? adapter.healthStatus(response.statusCode) : response.statusCode,
+    );
     if (isRetryableOutcome(kind)) {
       const detail = await readErrorDetail(response);
       attempt.lease.release(0);
@@ -323,6 +345,14 @@ export class ProxyService implements OnApplicationShutdown {
     let answer: Answer;
     try {
       answer = await receive(response);
+      if (adapter) {
+        answer = convertAnswer(
+          adapter,
+          response.statusCode,
+          answer,
+          answerContext(exchange.body, candidate.upstreamModel),
+        );
+      }
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
@@ -330,6 +360,15 @@ export class ProxyService implements OnApplicationShutdown {
       const message = `the upstream closed the connection before answering (${(error as Error).message})`;
       this.report(candidate, 'connect_error', attemptStarted, response, message);
       return { kind: 'connect_error', message };
+    }
+    if (answer.kind === 'stream' && answer.translator?.failure) {
+      // The provider refused in its first event (Anthropic's overloaded_error): nothing
+      // reached the client yet, fail over as for a 429.
+      attempt.lease.release(0);
+      await answer.rest.return?.();
+      const message = `upstream stream failed at once: ${answer.translator.failure}`;
+      this.report(candidate, 'rate_limited', attemptStarted, response, message);
+      return { kind: 'rate_limited', message };
     }
     this.report(candidate, kind, attemptStarted, response);
     await this.deliver(exchange, attempt, response, answer, attemptStarted);
@@ -399,6 +438,7 @@ export class ProxyService implements OnApplicationShutdown {
     void reply.send(relay);
     await done;
     const summary = observer.summary();
+    interrupted ??= answer.translator?.failure ?? null;
     const clientGone = exchange.abort.signal.aborted;
     this.report(
       attempt.candidate,
@@ -411,7 +451,7 @@ export class ProxyService implements OnApplicationShutdown {
     this.finish(exchange, attempt, {
       status: response.statusCode,
       errorCode: interrupted ? 'stream_interrupted' : clientGone ? 'client_closed' : null,
-      usage: summary.usage,
+      usage: answer.translator?.usage ?? summary.usage,
       upstreamModel: summary.model ?? attempt.candidate.upstreamModel,
       completionText: summary.completionText,
       firstByteMs,
@@ -535,13 +575,9 @@ function limitsOf(candidate: Candidate): AccountLimits {
 }
 
 /**
- * An upstream answer held until its first bytes are in: a JSON answer whole (it is small,
+ * Holds an upstream answer until its first bytes are in: a JSON answer whole (it is small,
  * and its usage is read from it), a stream up to its first chunk.
  */
-type Answer =
-  | { kind: 'whole'; body: Buffer }
-  | { kind: 'stream'; first: Buffer | null; rest: AsyncIterator<Buffer> };
-
 async function receive(response: UpstreamResponse): Promise<Answer> {
   if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
     return { kind: 'whole', body: Buffer.from(await response.body.arrayBuffer()) };

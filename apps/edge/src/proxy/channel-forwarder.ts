@@ -20,6 +20,8 @@ export interface ForwardRequest {
   requestId: string;
   /** Aborts the upstream call (the client left). */
   signal: AbortSignal;
+  /** How long to wait for the response headers. */
+  firstByteMs: number;
 }
 
 @Injectable()
@@ -42,6 +44,7 @@ export class ChannelForwarder {
       requestId: request.requestId,
       accept: request.body.stream ? 'text/event-stream' : 'application/json',
       signal: request.signal,
+      firstByteMs: request.firstByteMs,
     });
   }
 }

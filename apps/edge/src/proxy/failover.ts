@@ -4,6 +4,7 @@ import { type RoutingTable } from '@switchyard/routing';
 import { RoutingState } from '../routing/routing-state.js';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
+import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
@@ -11,10 +12,19 @@ import { channelOutcome, readErrorDetail, receive, type Answer } from './upstrea
 
 // The fail-over step: pick, forward, and on a failure before the first byte, the next
 // candidate. Once bytes are in, the attempt is the answer (see relay.ts).
+//
+// Failures that are certain within milliseconds (the account refused: 401/403/429; nothing
+// listens) cost no budget: the request goes on to the next candidate until none is left.
+// Slow failures (5xx, timeouts, cut connections) are bounded twice: by a number of attempts
+// and by a time budget that also caps each attempt's wait for the first byte.
 
 export interface FailoverOptions {
-  /** Upstream attempts per request, the first one included. */
+  /** Slow failures a request may go through before it gives up. */
   maxAttempts: number;
+  /** No new attempt starts this long after the request arrived; waits are cut to fit. */
+  timeBudgetMs: number;
+  /** Wait for response headers of a channel that sets none of its own. */
+  firstByteMs: number;
 }
 
 export const FAILOVER_OPTIONS = Symbol('FAILOVER_OPTIONS');
@@ -34,6 +44,7 @@ export class Failover {
     private readonly routing: RoutingState,
     private readonly picker: ChannelPicker,
     private readonly forwarder: ChannelForwarder,
+    private readonly breaker: ChannelBreaker,
     private readonly outcomes: OutcomeReporter,
   ) {}
 
@@ -54,22 +65,29 @@ export class Failover {
       tokenRate:
         token.rateLimit !== null ? { id: token.id, rateLimit: token.rateLimit } : undefined,
     };
-    const excluded: Exclusions = { channels: new Set(), keys: new Set() };
+    const excluded: Exclusions = { channels: this.breaker.openChannels(), keys: new Set() };
+    const deadline = exchange.startedAt + this.options.timeBudgetMs;
+    let slowFailures = 0;
     let failure: AttemptFailure | undefined;
-    while (exchange.attempts < this.options.maxAttempts) {
+    while (slowFailures < this.options.maxAttempts) {
+      const remainingMs = Math.floor(deadline - performance.now());
+      if (remainingMs <= 0) break;
       const attempt = await this.picker.pick(table, request, excluded);
       // The token's own request rate counts once per request.
       request.tokenRate = undefined;
       if (!attempt) break;
       exchange.attempts += 1;
       exchange.candidate = attempt.candidate;
-      const result = await this.attempt(exchange, attempt);
+      const ownWait = attempt.candidate.channel.firstByteTimeoutMs ?? this.options.firstByteMs;
+      const result = await this.attempt(exchange, attempt, Math.min(ownWait, remainingMs));
       if (!('kind' in result)) return result;
       failure = result;
+      if (!result.fast) slowFailures += 1;
       // An account's own refusal rules out that account; anything else, its channel.
       if (result.kind === 'banned' || result.kind === 'rate_limited')
         excluded.keys.add(attempt.candidate.key.id);
       else excluded.channels.add(attempt.candidate.channel.id);
+      if (result.kind === 'timeout') this.breaker.trip(attempt.candidate.channel.id);
     }
     throw exhaustedError(exchange, table, failure);
   }
@@ -78,7 +96,8 @@ export class Failover {
   private async attempt(
     exchange: RoutedExchange,
     attempt: Attempt,
-  ): Promise<Answered | AttemptFailure> {
+    firstByteMs: number,
+  ): Promise<Answered | SettledFailure> {
     const { candidate } = attempt;
     const attemptStarted = performance.now();
     let response: UpstreamResponse;
@@ -88,6 +107,7 @@ export class Failover {
         body: exchange.body,
         requestId: exchange.request.id,
         signal: exchange.abort.signal,
+        firstByteMs,
       });
     } catch (error) {
       attempt.lease.release(0);
@@ -95,7 +115,7 @@ export class Failover {
       this.outcomes.add(
         channelOutcome(candidate, error.kind, attemptStarted, undefined, error.message),
       );
-      return { kind: error.kind, message: error.message };
+      return { kind: error.kind, message: error.message, fast: error.fast };
     }
 
     const kind = outcomeOfStatus(response.statusCode);
@@ -106,6 +126,7 @@ export class Failover {
       return {
         kind,
         message: `upstream answered ${response.statusCode}${detail ? `: ${detail}` : ''}`,
+        fast: kind === 'banned' || kind === 'rate_limited',
       };
     }
     let answer: Answer;
@@ -119,12 +140,15 @@ export class Failover {
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
       );
-      return { kind: 'connect_error', message };
+      return { kind: 'connect_error', message, fast: false };
     }
     this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response));
     return { attempt, response, answer, attemptStarted };
   }
 }
+
+/** A failed attempt, and whether it was certain at once (it then costs no budget). */
+type SettledFailure = AttemptFailure & { fast: boolean };
 
 /** The client left: its request ends here, whatever the upstream was doing. */
 export function clientGone(abort: AbortController, error: unknown): Error {

@@ -1,3 +1,4 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ChannelKind, ChannelProvider, ChannelStatus } from '@switchyard/db';
 import { Type } from 'class-transformer';
@@ -28,7 +29,6 @@ import {
   NullableOptional,
 } from '../common/validators.js';
 
-const INT_MAX = 2_147_483_647;
 const KINDS = Object.values(ChannelKind);
 const STATUSES = Object.values(ChannelStatus);
 const PROVIDERS = Object.values(ChannelProvider);
@@ -45,7 +45,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   rpm?: number | null;
 
   @ApiPropertyOptional({
@@ -57,7 +57,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   tpm?: number | null;
 
   @ApiPropertyOptional({
@@ -69,7 +69,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   concurrency?: number | null;
 }
 
@@ -225,6 +225,7 @@ export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullPr
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 
@@ -252,6 +253,7 @@ export class UpdateChannelKeyDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version?: number;
 }
 
@@ -303,6 +305,7 @@ export class TestChannelDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   keyId?: number;
 }
 
@@ -384,6 +387,26 @@ export class ChannelTestResult {
   @ApiPropertyOptional({ description: "The upstream's reply (when ok)" }) reply?: string;
   @ApiPropertyOptional({ description: 'The model the upstream says answered (when ok)' })
   answeredModel?: string;
+  @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
+  error?: ChannelTestError;
+}
+
+export class UpstreamModelsDto {
+  @ApiProperty({ example: 'https://relay.example.com' })
+  @IsBaseUrl()
+  baseUrl!: string;
+
+  @ApiProperty({ writeOnly: true, description: 'Used for this one request; never stored' })
+  @Matches(/^\S{8,1024}$/, { message: 'key must be 8 to 1024 characters without spaces' })
+  key!: string;
+}
+
+export class UpstreamModelsResult {
+  @ApiProperty() ok!: boolean;
+  @ApiProperty({ type: Number, nullable: true }) status!: number | null;
+  @ApiProperty() latencyMs!: number;
+  @ApiProperty({ type: [String], description: "The ids of the upstream's `/v1/models`, sorted" })
+  models!: string[];
   @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
   error?: ChannelTestError;
 }

@@ -26,6 +26,8 @@ import {
   type TestChannelDto,
   type UpdateChannelDto,
   type UpdateChannelKeyDto,
+  type UpstreamModelsDto,
+  type UpstreamModelsResult,
 } from './channels.dto.js';
 
 const DEFAULT_GROUPS = ['default'];
@@ -219,6 +221,19 @@ export class ChannelsService {
       },
     });
     return { ...outcome, model, upstreamModel, keyId: key.id };
+  }
+
+  /** The models an upstream offers, for a channel not saved yet. */
+  upstreamModels(dto: UpstreamModelsDto): Promise<UpstreamModelsResult> {
+    return this.tester.listModels({ baseUrl: normalizeBaseUrl(dto.baseUrl), secret: dto.key });
+  }
+
+  /** The models a saved channel's upstream offers, asked with its first enabled key. */
+  async upstreamModelsOf(id: number): Promise<UpstreamModelsResult> {
+    const channel = await this.existing(id);
+    const key = channel.keys.find((k) => k.status === 'enabled') ?? channel.keys[0];
+    if (!key) throw new ApiError('conflict', `Channel ${id} has no key to ask with`);
+    return this.tester.listModels({ baseUrl: channel.baseUrl, secret: this.unseal(key) });
   }
 
   /** Re-encrypts every upstream key under the first of `SECRET_KEYS` (key rotation). */

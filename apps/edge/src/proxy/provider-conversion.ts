@@ -6,21 +6,11 @@ import {
   type StreamTranslator,
 } from '@switchyard/providers';
 import type { ParsedBody } from './request-body.js';
+import type { Answer } from './upstream-answer.js';
 
 // The seam between the forward step and libs/providers: channels of the `openai` provider
 // get the client's bytes as sent; every other provider gets a converted request, and its
 // answer is converted back before the relay sees it (docs/providers.md).
-
-/** An upstream answer held until its first bytes are in (see ProxyService.attempt). */
-export type Answer =
-  | { kind: 'whole'; body: Buffer }
-  | {
-      kind: 'stream';
-      first: Buffer | null;
-      rest: AsyncIterator<Buffer>;
-      /** Set when the stream is converted: its usage and whether the provider broke it off. */
-      translator?: StreamTranslator;
-    };
 
 /** The adapter for a channel, or null when the request goes through untouched. */
 export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): ChatAdapter | null {

@@ -160,6 +160,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         }));
       if (keys.length === 0) continue;
       const { id, name, kind, baseUrl, models, modelMapping, priority, weight, groups } = channel;
+      const { firstByteTimeoutMs } = channel;
       channels.push({
         id,
         name,
@@ -171,6 +172,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         weight,
         groups,
         keys,
+        ...(firstByteTimeoutMs !== null ? { firstByteTimeoutMs } : {}),
       });
     }
     return { channels };

@@ -200,6 +200,10 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(0, 500)
   CHAT_HISTORY_MESSAGES: number = 40;
 
+  /** How long one MCP tool call or resource read may take (docs/tools.md). */
+  @IntegerVariable(100, 600_000)
+  CHAT_TOOL_TIMEOUT_MS: number = 30_000;
+
   /** Failed logins allowed per account within one window; then 429 until it ends. */
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;

@@ -81,6 +81,8 @@ export const API_ERRORS = {
   username_taken: 409,
   email_taken: 409,
   invalid_assistant_link: 400,
+  /** A reply stopped because the model kept calling tools (docs/tools.md). */
+  tool_step_limit: 508,
   /** Stored on a reply the browser stopped waiting for; never sent as a response. */
   request_cancelled: 499,
 } as const satisfies Record<string, number>;

@@ -285,6 +285,7 @@ export class ChannelsService {
       rpmLimit: dto.limits?.rpm ?? null,
       tpmLimit: dto.limits?.tpm ?? null,
       concurrencyLimit: dto.limits?.concurrency ?? null,
+      firstByteTimeoutMs: dto.firstByteTimeoutMs ?? null,
     };
     const channel = await this.channels.create(
       db,
@@ -328,6 +329,9 @@ export class ChannelsService {
       ...(dto.weight !== undefined ? { weight: dto.weight } : {}),
       ...(dto.groups !== undefined ? { groups: dto.groups } : {}),
       ...limitFields(dto.limits),
+      ...(dto.firstByteTimeoutMs !== undefined
+        ? { firstByteTimeoutMs: dto.firstByteTimeoutMs }
+        : {}),
     };
   }
 
@@ -485,6 +489,7 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
       tpm: channel.tpmLimit,
       concurrency: channel.concurrencyLimit,
     },
+    firstByteTimeoutMs: channel.firstByteTimeoutMs,
     status: channel.status,
     statusReason: channel.statusReason,
     statusChangedAt: channel.statusChangedAt,

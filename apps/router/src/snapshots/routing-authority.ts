@@ -160,7 +160,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         }));
       if (keys.length === 0) continue;
       const { id, name, kind, provider, settings, baseUrl, models, modelMapping } = channel;
-      const { priority, weight, groups } = channel;
+      const { priority, weight, groups, firstByteTimeoutMs } = channel;
       channels.push({
         id,
         name,
@@ -174,6 +174,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         weight,
         groups,
         keys,
+        ...(firstByteTimeoutMs !== null ? { firstByteTimeoutMs } : {}),
       });
     }
     return { channels };

@@ -22,6 +22,7 @@ export const GATEWAY_ERRORS = {
   token_disabled: { status: 401, type: 'invalid_request_error' },
   token_expired: { status: 401, type: 'invalid_request_error' },
   model_not_allowed: { status: 403, type: 'invalid_request_error' },
+  model_not_priced: { status: 403, type: 'invalid_request_error' },
   ip_not_allowed: { status: 403, type: 'invalid_request_error' },
   insufficient_quota: { status: 429, type: 'insufficient_quota' },
   rate_limit_exceeded: { status: 429, type: 'requests' },

@@ -12,6 +12,7 @@ import {
   Min,
 } from 'class-validator';
 import { MODEL_NAME } from '../common/platform.js';
+import { Optional } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const MODEL_MESSAGE = 'model must be a model name';
@@ -41,14 +42,14 @@ export class CreateConversationDto {
 
 export class UpdateConversationDto {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @Optional()
   @trim
   @IsString()
   @Length(1, 200)
   title?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
   model?: string;
@@ -69,6 +70,7 @@ export class ListConversationsQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(1_000_000)
   page?: number;
 
   @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 200 })

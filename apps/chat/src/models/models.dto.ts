@@ -8,6 +8,7 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
+import { Optional } from '@switchyard/service';
 
 export const TOOL_MODES = ['off', 'native', 'prompt'] as const;
 export type ToolModeName = (typeof TOOL_MODES)[number];
@@ -49,23 +50,23 @@ export class CreateModelDto {
 
 export class UpdateModelDto {
   @ApiPropertyOptional({ enum: PLATFORMS })
-  @IsOptional()
+  @Optional()
   @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
   platform?: PlatformName;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(MODEL_NAME, { message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional({ enum: PURPOSES })
-  @IsOptional()
+  @Optional()
   @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
   purpose?: PurposeName;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   open?: boolean;
 

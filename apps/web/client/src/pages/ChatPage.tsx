@@ -5,9 +5,8 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
 import { ToolPicker } from '../components/ToolPicker.js';
-import { useLoad } from '../components/useLoad.js';
 import { asProblem } from '../errors.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLoad } from '@switchyard/ui';
 
 const LAST_MODEL_KEY = 'switchyard.chat.lastModel';
 let keys = 0;

@@ -147,8 +147,8 @@ describe('on a machine where nothing answers at the Postgres and Redis addresses
       LOCAL_POSTGRES_PORT: String(postgresPort),
       LOCAL_REDIS_PORT: String(redisPort),
     });
-    await waitForOutput(run, 'Press Ctrl-C to stop everything.', 280_000);
-  }, 300_000);
+    await waitForOutput(run, 'Press Ctrl-C to stop everything.', 540_000);
+  }, 560_000);
 
   function embeddedPassword(): string {
     return /^EMBEDDED_POSTGRES_PASSWORD=(.+)$/m.exec(
@@ -229,7 +229,7 @@ describe('on a machine where nothing answers at the Postgres and Redis addresses
       LOCAL_POSTGRES_PORT: String(postgresPort),
       LOCAL_REDIS_PORT: String(redisPort),
     });
-    await waitForOutput(run, 'Press Ctrl-C to stop everything.', 280_000);
+    await waitForOutput(run, 'Press Ctrl-C to stop everything.', 540_000);
     expect(run.output()).toContain('starting the embedded Postgres');
     expect(run.output()).toContain('database is up to date');
     expect(run.output()).not.toContain('created database');
@@ -239,7 +239,7 @@ describe('on a machine where nothing answers at the Postgres and Redis addresses
     expect(await untilExit(run)).toBe(0);
     await expectNothingListening([...Object.values(run.ports), postgresPort, redisPort]);
     expect(processesUsing(stateDir)).toEqual([]);
-  }, 340_000);
+  }, 600_000);
 });
 
 describe('with servers that are set but unusable, it stops before building and starts nothing', () => {
@@ -313,6 +313,43 @@ describe('with servers that are set but unusable, it stops before building and s
     );
     expect(run.output()).not.toContain('wrong');
     await expectNothingListening(Object.values(run.ports));
+  });
+
+  it('refuses a Redis that may evict queued jobs', async () => {
+    const port = await freePort();
+    const redis = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        'allkeys-lru',
+      ],
+      { stdio: 'ignore' },
+    );
+    try {
+      let run: Launch;
+      do {
+        run = await launch(
+          { LOCAL_STATE_DIR: newStateDir(), REDIS_URL: `redis://127.0.0.1:${port}` },
+          'deploy/local/src/preflight.ts',
+        );
+        await untilExit(run);
+      } while (run.output().includes('nothing answers')); // redis-server still starting
+      expect(run.child.exitCode).toBe(1);
+      expect(run.output().trim()).toBe(
+        `pnpm start: REDIS_URL (redis://127.0.0.1:${port}): its maxmemory-policy is allkeys-lru, ` +
+          'so it may evict queued jobs and BullMQ needs noeviction. ' +
+          'Set maxmemory-policy noeviction (redis.conf, or CONFIG SET maxmemory-policy noeviction)',
+      );
+    } finally {
+      redis.kill('SIGKILL');
+      await once(redis, 'exit');
+    }
   });
 
   it('says how to get Redis when none answers and none is installed, before starting Postgres', async () => {

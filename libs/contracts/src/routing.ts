@@ -57,6 +57,8 @@ export class RoutedChannel {
   @IsInt() @Min(0) weight!: number;
   @IsArray() @IsString({ each: true }) groups!: string[];
   @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedKey) keys!: RoutedKey[];
+  /** The channel's own wait for response headers; absent or null: the edge's default. */
+  @IsOptional() @IsInt() @Min(1) firstByteTimeoutMs?: number | null;
 }
 
 /** The Redis key under which the router keeps its latest snapshot, for edges starting while it is away. */

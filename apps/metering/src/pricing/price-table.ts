@@ -46,6 +46,7 @@ function resolved(entry: PriceEntry, match: PriceMatch): ResolvedPrice {
   return {
     inputPrice: entry.inputPrice,
     outputPrice: entry.outputPrice,
+    ...(entry.cachedInputPrice != null ? { cachedInputPrice: entry.cachedInputPrice } : {}),
     match,
     entry: entry.model,
   };

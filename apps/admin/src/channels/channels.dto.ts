@@ -160,7 +160,7 @@ export class CreateChannelDto {
   @ApiProperty({
     type: [String],
     example: ['gpt-4o', 'gpt-4o-mini', 'gpt-4-gizmo-*'],
-    description: 'Models served: exact names, or prefixes ending in `*`',
+    description: 'Models served: exact names, `prefix*` or `*suffix` (a lone `*` is refused)',
   })
   @IsArray()
   @ArrayMinSize(1, { message: 'models must list at least one model' })
@@ -286,7 +286,7 @@ export class ListChannelsQuery extends PageQuery {
   status?: ChannelStatus;
 
   @ApiPropertyOptional({
-    description: 'Channels serving this model, exactly or through a `*` prefix',
+    description: 'Channels serving this model, exactly or through a `prefix*` or `*suffix` entry',
   })
   @IsOptional()
   @IsModelName()

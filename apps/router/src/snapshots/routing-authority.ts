@@ -13,9 +13,9 @@ import {
   type RoutedChannel,
 } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
+import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
-import { ChannelStore, type StoredChannel } from '../channels/channel-store.js';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 

@@ -51,6 +51,11 @@ const EDGE_ROUTES: [Method, string][] = [
   ['DELETE', '/api/tokens/:id'],
   ['GET', '/api/usage/logs'],
   ['GET', '/api/usage/summary'],
+  ['GET', '/api/overview/series'],
+  ['GET', '/api/overview/health'],
+  ['POST', '/api/channels/upstream-models'],
+  ['POST', '/api/channels/:id/upstream-models'],
+  ['GET', '/api/prices/unpriced'],
 ];
 
 const WEB_ROUTES: [Method, string][] = [
@@ -78,6 +83,12 @@ const WEB_ROUTES: [Method, string][] = [
   ['GET', '/api/admin/api-keys/:id'],
   ['PATCH', '/api/admin/api-keys/:id'],
   ['DELETE', '/api/admin/api-keys/:id'],
+  ['GET', '/api/admin/mcp-servers'],
+  ['POST', '/api/admin/mcp-servers'],
+  ['GET', '/api/admin/mcp-servers/:id'],
+  ['PATCH', '/api/admin/mcp-servers/:id'],
+  ['DELETE', '/api/admin/mcp-servers/:id'],
+  ['GET', '/api/mcp-servers'],
   ['GET', '/api/admin/edition'],
   ['POST', '/api/admin/edition/activate'],
   ['GET', '/'],

@@ -21,9 +21,20 @@ export interface UpstreamCall {
   requestId: string;
   accept?: string;
   signal: AbortSignal;
+  /** Wait for response headers; the client's default when absent. */
+  firstByteMs?: number;
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
+
+/** Connection failures that are certain at once: nothing listens, or the name does not resolve. */
+const FAST_CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** Why an attempt failed before any response arrived. */
 export class UpstreamUnreachable extends Error {
@@ -31,6 +42,8 @@ export class UpstreamUnreachable extends Error {
   constructor(
     readonly kind: Extract<OutcomeKind, 'timeout' | 'connect_error'>,
     message: string,
+    /** The failure was certain within milliseconds (a refused connection). */
+    readonly fast = false,
   ) {
     super(message);
   }
@@ -42,7 +55,7 @@ export class UpstreamClient implements OnApplicationShutdown {
   /** Parsed base URLs: a URL parse per request is measurable on the hot path. */
   private readonly targets = new Map<string, { origin: string; path: string }>();
 
-  constructor(timeouts: UpstreamTimeouts) {
+  constructor(readonly timeouts: UpstreamTimeouts) {
     this.agent = new Agent({
       connect: { timeout: Math.min(10_000, timeouts.firstByteMs) },
       headersTimeout: timeouts.firstByteMs,
@@ -72,6 +85,7 @@ export class UpstreamClient implements OnApplicationShutdown {
         },
         body: call.body,
         signal: call.signal,
+        ...(call.firstByteMs !== undefined ? { headersTimeout: call.firstByteMs } : {}),
       });
     } catch (error) {
       if (call.signal.aborted) throw error;
@@ -81,9 +95,11 @@ export class UpstreamClient implements OnApplicationShutdown {
       ) {
         throw new UpstreamUnreachable('timeout', 'the upstream did not answer in time');
       }
+      const code = describe(error);
       throw new UpstreamUnreachable(
         'connect_error',
-        `the upstream could not be reached (${describe(error)})`,
+        `the upstream could not be reached (${code})`,
+        FAST_CONNECT_ERRORS.has(code),
       );
     }
   }

@@ -169,11 +169,14 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         rest();
         continue;
       }
-      const { id, name, kind, baseUrl, models, modelMapping, priority, weight, groups } = channel;
+      const { id, name, kind, provider, settings, baseUrl, models, modelMapping } = channel;
+      const { priority, weight, groups } = channel;
       channels.push({
         id,
         name,
         kind,
+        provider,
+        settings,
         baseUrl,
         models,
         modelMapping,

@@ -4,9 +4,8 @@ import { type Conversation, type Id } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
-import { useLoad } from '../components/useLoad.js';
 import { asProblem } from '../errors.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLoad } from '@switchyard/ui';
 
 const LAST_MODEL_KEY = 'switchyard.chat.lastModel';
 let keys = 0;

@@ -126,12 +126,13 @@ describe('chat tools through the gateway', () => {
   ])(
     '%s: runs the tool, streams and saves the steps, meters every model call',
     async (model, mode) => {
+      const username = `u-${mode}-${Date.now()}`;
       const registered = await fetch(`${chat.url}/api/auth/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: `u-${mode}-${Date.now()}`, password: 'a-good-password' }),
+        body: JSON.stringify({ username, password: 'a-good-password' }),
       });
-      const { username } = (await registered.json()) as { username: string };
+      expect(registered.status).toBe(201);
       const userToken = await login(username, 'a-good-password');
       const [server] = (await call('GET', '/api/mcp-servers', userToken)) as { id: number }[];
       const conversation = (await call('POST', '/api/conversations', userToken, {

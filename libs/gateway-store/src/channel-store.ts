@@ -32,6 +32,7 @@ export interface StoredChannel {
   priority: number;
   weight: number;
   groups: string[];
+  firstByteTimeoutMs: number | null;
   status: ChannelStatus;
   keys: StoredKey[];
 }
@@ -85,6 +86,7 @@ export class ChannelStore {
       priority: row.priority,
       weight: row.weight,
       groups: row.groups,
+      firstByteTimeoutMs: row.firstByteTimeoutMs,
       status: row.status,
       keys: row.keys.map((key) => ({
         id: key.id,

@@ -219,6 +219,20 @@ export class CreateChannelDto {
   @ValidateNested()
   @Type(() => LimitsDto)
   limits?: LimitsDto;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 100,
+    maximum: 600_000,
+    description:
+      "Milliseconds the gateway waits for this channel's response headers before it tries the next channel; null: the gateway's default (UPSTREAM_FIRST_BYTE_TIMEOUT_MS)",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  firstByteTimeoutMs?: number | null;
 }
 
 export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullProperties: false }) {
@@ -343,6 +357,7 @@ export class ChannelResponse {
   @ApiProperty() weight!: number;
   @ApiProperty({ type: [String] }) groups!: string[];
   @ApiProperty({ type: LimitsResponse }) limits!: LimitsResponse;
+  @ApiProperty({ type: Number, nullable: true }) firstByteTimeoutMs!: number | null;
   @ApiProperty({
     enum: ChannelStatus,
     enumName: 'ChannelStatus',

@@ -287,6 +287,7 @@ export class ChannelsService {
       rpmLimit: dto.limits?.rpm ?? null,
       tpmLimit: dto.limits?.tpm ?? null,
       concurrencyLimit: dto.limits?.concurrency ?? null,
+      firstByteTimeoutMs: dto.firstByteTimeoutMs ?? null,
     };
     const channel = await this.channels.create(
       db,
@@ -330,6 +331,9 @@ export class ChannelsService {
       ...(dto.weight !== undefined ? { weight: dto.weight } : {}),
       ...(dto.groups !== undefined ? { groups: dto.groups } : {}),
       ...limitFields(dto.limits),
+      ...(dto.firstByteTimeoutMs !== undefined
+        ? { firstByteTimeoutMs: dto.firstByteTimeoutMs }
+        : {}),
     };
   }
 
@@ -487,6 +491,7 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
       tpm: channel.tpmLimit,
       concurrency: channel.concurrencyLimit,
     },
+    firstByteTimeoutMs: channel.firstByteTimeoutMs,
     status: channel.status,
     statusReason: channel.statusReason,
     statusChangedAt: channel.statusChangedAt,

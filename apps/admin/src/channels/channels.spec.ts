@@ -234,6 +234,19 @@ describe('channels', () => {
     });
   });
 
+  it("sets and clears a channel's own first-byte wait", async () => {
+    const channel = await create({ firstByteTimeoutMs: 2_500 });
+    expect(channel).toMatchObject({ firstByteTimeoutMs: 2_500 });
+    const cleared = await api
+      .patch(`/api/channels/${channel.id}`, { version: 1, firstByteTimeoutMs: null })
+      .expect(200);
+    expect(cleared.body).toMatchObject({ version: 2, firstByteTimeoutMs: null });
+    const bad = await api
+      .patch(`/api/channels/${channel.id}`, { version: 2, firstByteTimeoutMs: 5 })
+      .expect(400);
+    expect(bad.body.error.fields[0].field).toBe('firstByteTimeoutMs');
+  });
+
   it('replaces keys by fingerprint, keeping the rows (and statistics) of keys that stay', async () => {
     const [k1, k2, k3] = ['one', 'two', 'six'].map((n) => `upstream-key-${n}-${randomSuffix()}`);
     const channel = await create({ keys: [k1, k2] });

@@ -36,6 +36,19 @@ export class PriceDto {
   @Min(0)
   @Max(MAX_PRICE)
   outputPrice!: number;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    description:
+      'Micro-dollars per million input tokens read from the provider prompt cache; null or absent: the input price',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PRICE)
+  cachedInputPrice?: number | null;
 }
 
 export class PutPricesDto {

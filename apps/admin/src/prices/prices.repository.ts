@@ -14,6 +14,7 @@ export interface PriceRow {
   model: string;
   inputPrice: number;
   outputPrice: number;
+  cachedInputPrice?: number | null;
 }
 
 @Injectable()
@@ -63,8 +64,12 @@ export class PricesRepository {
   async upsert(db: Db, price: PriceRow): Promise<void> {
     await db.modelPrice.upsert({
       where: { model: price.model },
-      create: price,
-      update: { inputPrice: price.inputPrice, outputPrice: price.outputPrice },
+      create: { ...price, cachedInputPrice: price.cachedInputPrice ?? null },
+      update: {
+        inputPrice: price.inputPrice,
+        outputPrice: price.outputPrice,
+        cachedInputPrice: price.cachedInputPrice ?? null,
+      },
     });
   }
 

@@ -27,7 +27,12 @@ describe('prices', () => {
     const result = await api
       .put('/api/prices', {
         items: [
-          { model: 'gpt-4o', inputPrice: 2_500_000, outputPrice: 10_000_000 },
+          {
+            model: 'gpt-4o',
+            inputPrice: 2_500_000,
+            outputPrice: 10_000_000,
+            cachedInputPrice: 1_250_000,
+          },
           { model: 'gpt-4-gizmo-*', inputPrice: 30_000_000, outputPrice: 60_000_000 },
         ],
       })
@@ -48,12 +53,15 @@ describe('prices', () => {
           model: 'gpt-4-gizmo-*',
           inputPrice: 30_000_000,
           outputPrice: 60_000_000,
+          cachedInputPrice: null,
           updatedAt: expect.any(String),
         },
         {
           model: 'gpt-4o',
           inputPrice: 2_000_000,
           outputPrice: 8_000_000,
+          // A price set without a cached-input price loses the one it had.
+          cachedInputPrice: null,
           updatedAt: expect.any(String),
         },
       ],

@@ -53,6 +53,7 @@ function resolved(entry: PriceEntry | undefined): ResolvedPrice | undefined {
   return {
     inputPrice: entry.inputPrice,
     outputPrice: entry.outputPrice,
+    ...(entry.cachedInputPrice != null ? { cachedInputPrice: entry.cachedInputPrice } : {}),
     match: parseModelPattern(entry.model).kind,
     entry: entry.model,
   };

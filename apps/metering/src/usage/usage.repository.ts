@@ -86,6 +86,7 @@ function row(e: UsageEntry): unknown[] {
     e.attempts,
     e.clientIp,
     e.requestedAt.toISOString(),
+    e.cachedTokens,
   ];
 }
 
@@ -104,7 +105,7 @@ function insertLogs(entries: UsageEntry[]): Prisma.Sql {
              (r->>10)::bigint AS "cost", (r->>11)::int AS "status", r->>12 AS "errorCode",
              (r->>13)::int AS "latencyMs", (r->>14)::int AS "firstByteMs",
              (r->>15)::boolean AS "stream", (r->>16)::int AS "attempts", r->>17 AS "clientIp",
-             (r->>18)::timestamptz AS "requestedAt", position
+             (r->>18)::timestamptz AS "requestedAt", (r->>19)::int AS "cachedTokens", position
       FROM jsonb_array_elements(${JSON.stringify(entries.map(row))}::jsonb)
         WITH ORDINALITY AS e(r, position)
     ),
@@ -112,11 +113,12 @@ function insertLogs(entries: UsageEntry[]): Prisma.Sql {
       INSERT INTO "UsageLog" (
         "requestId", "tokenId", "channelId", "channelKeyId", "endpoint", "model", "upstreamModel",
         "promptTokens", "completionTokens", "tokensCounted", "cost", "status", "errorCode",
-        "latencyMs", "firstByteMs", "stream", "attempts", "clientIp", "requestedAt")
+        "latencyMs", "firstByteMs", "stream", "attempts", "clientIp", "requestedAt",
+        "cachedTokens")
       SELECT v."requestId", t."id", c."id", k."id", v."endpoint", v."model", v."upstreamModel",
         v."promptTokens", v."completionTokens", v."tokensCounted", v."cost", v."status",
         v."errorCode", v."latencyMs", v."firstByteMs", v."stream", v."attempts", v."clientIp",
-        v."requestedAt"
+        v."requestedAt", v."cachedTokens"
       FROM v
       LEFT JOIN "Token" t ON t."id" = v."tokenId"
       LEFT JOIN "Channel" c ON c."id" = v."channelId"

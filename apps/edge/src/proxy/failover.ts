@@ -8,6 +8,7 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
+import { adapterFor, answerContext, convertAnswer } from './provider-conversion.js';
 import { channelOutcome, readErrorDetail, receive, type Answer } from './upstream-answer.js';
 
 // The fail-over step: pick, forward, and on a failure before the first byte, the next
@@ -118,7 +119,10 @@ export class Failover {
       return { kind: error.kind, message: error.message, fast: error.fast };
     }
 
-    const kind = outcomeOfStatus(response.statusCode);
+    const adapter = adapterFor(exchange.endpoint, candidate.channel);
+    const kind = outcomeOfStatus(
+      adapter ? adapter.healthStatus(response.statusCode) : response.statusCode,
+    );
     if (isRetryableOutcome(kind)) {
       const detail = await readErrorDetail(response);
       attempt.lease.release(0);
@@ -132,6 +136,10 @@ export class Failover {
     let answer: Answer;
     try {
       answer = await receive(response);
+      if (adapter) {
+        const context = answerContext(exchange.body, candidate.upstreamModel);
+        answer = convertAnswer(adapter, response.statusCode, answer, context);
+      }
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
@@ -141,6 +149,17 @@ export class Failover {
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
       );
       return { kind: 'connect_error', message, fast: false };
+    }
+    if (answer.kind === 'stream' && answer.translator?.failure) {
+      // The provider refused in its first event (Anthropic's overloaded_error): nothing
+      // reached the client yet, fail over as for a 429.
+      attempt.lease.release(0);
+      await answer.rest.return?.();
+      const message = `the upstream stream failed at once: ${answer.translator.failure}`;
+      this.outcomes.add(
+        channelOutcome(candidate, 'rate_limited', attemptStarted, response, message),
+      );
+      return { kind: 'rate_limited', message, fast: true };
     }
     this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response));
     return { attempt, response, answer, attemptStarted };

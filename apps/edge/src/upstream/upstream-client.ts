@@ -16,7 +16,11 @@ export interface UpstreamCall {
   baseUrl: string;
   /** Path under the OpenAI base, e.g. `/chat/completions`. */
   path: string;
+  /** True when `path` is a provider's own route, complete under the base URL (no `/v1` added). */
+  providerPath?: boolean;
   secret: string;
+  /** A provider's own authentication headers, sent instead of `Authorization: Bearer`. */
+  headers?: Record<string, string>;
   body: Buffer;
   requestId: string;
   accept?: string;
@@ -65,19 +69,14 @@ export class UpstreamClient implements OnApplicationShutdown {
   }
 
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
-    const cacheKey = `${call.baseUrl} ${call.path}`;
-    let target = this.targets.get(cacheKey);
-    if (!target) {
-      target = upstreamTarget(call.baseUrl, call.path);
-      this.targets.set(cacheKey, target);
-    }
+    const target = call.providerPath ? this.providerTarget(call) : this.openAITarget(call);
     try {
       return await this.agent.request({
         origin: target.origin,
         path: target.path,
         method: 'POST',
         headers: {
-          authorization: `Bearer ${call.secret}`,
+          ...(call.headers ?? { authorization: `Bearer ${call.secret}` }),
           'content-type': 'application/json',
           accept: call.accept ?? 'application/json',
           'x-request-id': call.requestId,
@@ -102,6 +101,26 @@ export class UpstreamClient implements OnApplicationShutdown {
         FAST_CONNECT_ERRORS.has(code),
       );
     }
+  }
+
+  private openAITarget(call: UpstreamCall): { origin: string; path: string } {
+    const cacheKey = `${call.baseUrl} ${call.path}`;
+    let target = this.targets.get(cacheKey);
+    if (!target) {
+      target = upstreamTarget(call.baseUrl, call.path);
+      this.targets.set(cacheKey, target);
+    }
+    return target;
+  }
+
+  private providerTarget(call: UpstreamCall): { origin: string; path: string } {
+    let base = this.targets.get(call.baseUrl);
+    if (!base) {
+      const url = new URL(call.baseUrl);
+      base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+      this.targets.set(call.baseUrl, base);
+    }
+    return { origin: base.origin, path: `${base.path}${call.path}` };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -307,7 +307,7 @@ describe('fuzz: malformed requests on every public port', () => {
       password: newPassword,
     });
     chatSession = await login(`${web.url}/api/auth/login`, chatAdmin);
-  }, 180_000);
+  }, 420_000);
 
   afterAll(async () => {
     await Promise.all([web?.stop(), chat?.stop()]);

@@ -1,4 +1,5 @@
 import {
+  asProblem,
   Loading,
   ProblemNotice,
   ThemeSelect,
@@ -25,6 +26,8 @@ import { UsagePage } from './pages/UsagePage.js';
 type SessionState =
   | { kind: 'checking' }
   | { kind: 'signed-out' }
+  /** Signed in with the initial (or a reset) password: nothing else works until it changes. */
+  | { kind: 'must-change-password' }
   | { kind: 'signed-in'; me: Schemas['AdminProfile'] };
 
 const SECTIONS: (Section & { ownerOnly?: boolean })[] = [
@@ -60,6 +63,10 @@ function Dashboard() {
       setState({ kind: 'signed-in', me: await call(api.GET('/api/auth/me')) });
       setError(null);
     } catch (failure) {
+      if (asProblem(failure).code === 'password_change_required') {
+        setState({ kind: 'must-change-password' });
+        return;
+      }
       // A 401 signs out through whenUnauthenticated; anything else is shown.
       if (session.token()) setError(failure);
     }
@@ -104,28 +111,24 @@ function Dashboard() {
   if (state.kind === 'signed-out') {
     return (
       <SignInPage
-        onSignedIn={(token) => {
-          session.set(token);
-          void loadMe();
+        onSignedIn={(answer) => {
+          session.set(answer.token);
+          if (answer.mustChangePassword) setState({ kind: 'must-change-password' });
+          else setState({ kind: 'signed-in', me: answer.admin });
         }}
       />
     );
   }
 
-  const { me } = state;
-  if (me.mustChangePassword) {
+  if (state.kind === 'must-change-password') {
     return (
       <main id="main" class="centered">
-        <PasswordPage
-          forced
-          onChanged={async (token) => {
-            if (token) session.set(token);
-            await loadMe();
-          }}
-        />
+        <PasswordPage forced onChanged={loadMe} />
       </main>
     );
   }
+
+  const { me } = state;
 
   const sections = SECTIONS.filter((section) => !section.ownerOnly || me.role === 'owner');
   const current =
@@ -146,14 +149,14 @@ function Dashboard() {
           </button>
         </TopBar>
         <main id="main" class="page">
-          <Page path={current?.path} role={me.role} onSignOut={() => void signOut()} />
+          <Page path={current?.path} onSignOut={() => void signOut()} />
         </main>
       </div>
     </MeContext.Provider>
   );
 }
 
-function Page(props: { path: string | undefined; role: string; onSignOut: () => void }) {
+function Page(props: { path: string | undefined; onSignOut: () => void }) {
   switch (props.path) {
     case '/':
       return <OverviewPage />;

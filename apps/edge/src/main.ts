@@ -2,6 +2,7 @@ import { EdgeEnv } from '@switchyard/config';
 import { Events } from '@switchyard/contracts';
 import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
+import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
 import { replyWithError } from './errors/openai-exception.filter.js';
@@ -21,12 +22,17 @@ await startService({
     connection: busConnectionOf,
     requiredHandlers: [Events.RoutingSnapshot, Events.TokenChanged, Events.TokenExhausted],
   },
-  configure: (app) => {
+  configure: async (app, env, logger) => {
     acceptRawBodies(app);
     // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
     app
       .getHttpAdapter()
       .getInstance()
       .setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+    await serveDashboard(
+      app.getHttpAdapter().getInstance(),
+      dashboardDirectory(env.DASHBOARD_DIR),
+      logger,
+    );
   },
 });

@@ -11,3 +11,11 @@ export {
   type RunningService,
   type ServiceDefinition,
 } from './start-service.js';
+export {
+  CONTENT_SECURITY_POLICY,
+  IMMUTABLE,
+  REVALIDATE,
+  cacheControlFor,
+  registerStaticSite,
+  type StaticSiteOptions,
+} from './static-site.js';

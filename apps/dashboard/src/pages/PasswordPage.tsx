@@ -6,10 +6,7 @@ import { api, call, explain } from '../api/client.js';
  * Change the password: forced at the first sign-in (nothing else works until then), and
  * on the Account page. Other sessions end; this one stays.
  */
-export function PasswordPage(props: {
-  forced?: boolean;
-  onChanged: (token: string | null) => Promise<void> | void;
-}) {
+export function PasswordPage(props: { forced?: boolean; onChanged: () => Promise<void> | void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -32,7 +29,7 @@ export function PasswordPage(props: {
       setCurrent('');
       setNext('');
       setRepeat('');
-      await props.onChanged(null);
+      await props.onChanged();
     } catch (failure) {
       setError(failure);
     } finally {

@@ -1,8 +1,8 @@
 import { ProblemNotice, TextField, fieldErrors } from '@switchyard/ui';
 import { useState } from 'preact/hooks';
-import { api, call, explain } from '../api/client.js';
+import { api, call, explain, type Schemas } from '../api/client.js';
 
-export function SignInPage(props: { onSignedIn: (token: string) => void }) {
+export function SignInPage(props: { onSignedIn: (answer: Schemas['LoginResponse']) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -17,7 +17,7 @@ export function SignInPage(props: { onSignedIn: (token: string) => void }) {
       const answer = await call(
         api.POST('/api/auth/login', { body: { username: username.trim(), password } }),
       );
-      props.onSignedIn(answer.token);
+      props.onSignedIn(answer);
     } catch (failure) {
       setError(failure);
     } finally {

@@ -1,6 +1,7 @@
 export {
   ApiExceptionFilter,
   apiValidationPipe,
+  INT4_MAX,
   refusedRequest,
   toApiError,
   type RefusedRequest,
@@ -11,6 +12,15 @@ export {
   type RunningService,
   type ServiceDefinition,
 } from './start-service.js';
+export {
+  assertSaneJson,
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_OBJECT_KEYS,
+  parseSaneJson,
+  unstorableText,
+} from './json-body.js';
+export { Optional } from './optional.js';
 export {
   CONTENT_SECURITY_POLICY,
   IMMUTABLE,

@@ -1,5 +1,6 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ChannelKind, ChannelStatus } from '@switchyard/db';
+import { ChannelKind, ChannelProvider, ChannelStatus } from '@switchyard/db';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -28,9 +29,9 @@ import {
   NullableOptional,
 } from '../common/validators.js';
 
-const INT_MAX = 2_147_483_647;
 const KINDS = Object.values(ChannelKind);
 const STATUSES = Object.values(ChannelStatus);
+const PROVIDERS = Object.values(ChannelProvider);
 export const MAX_KEYS_PER_CHANNEL = 5000;
 export const MAX_IMPORT_CHANNELS = 1000;
 
@@ -44,7 +45,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   rpm?: number | null;
 
   @ApiPropertyOptional({
@@ -56,7 +57,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   tpm?: number | null;
 
   @ApiPropertyOptional({
@@ -68,8 +69,34 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   concurrency?: number | null;
+}
+
+/** What a provider needs besides its base URL and keys (docs/providers.md). */
+export class ProviderSettingsDto {
+  @ApiPropertyOptional({
+    example: '2023-06-01',
+    description: 'anthropic: the `anthropic-version` header sent upstream',
+  })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'anthropicVersion must be a date like 2023-06-01' })
+  anthropicVersion?: string;
+
+  @ApiPropertyOptional({
+    example: '2024-10-21',
+    description: 'azure: the `api-version` query parameter; deployments come from modelMapping',
+  })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/, {
+    message: 'apiVersion must be a date like 2024-10-21, optionally with -preview',
+  })
+  apiVersion?: string;
+
+  @ApiPropertyOptional({ example: 'us-east-1', description: 'bedrock: the AWS region' })
+  @IsOptional()
+  @Matches(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'region must be an AWS region like us-east-1' })
+  region?: string;
 }
 
 export class CreateChannelDto {
@@ -86,6 +113,24 @@ export class CreateChannelDto {
   })
   @IsIn(KINDS, { message: `kind must be one of ${KINDS.join(', ')}` })
   kind!: ChannelKind;
+
+  @ApiPropertyOptional({
+    enum: ChannelProvider,
+    enumName: 'ChannelProvider',
+    default: ChannelProvider.openai,
+    description:
+      'The wire format spoken upstream; `openai` is any OpenAI-compatible service. A bedrock key is `ACCESS_KEY_ID:SECRET_ACCESS_KEY`',
+  })
+  @IsOptional()
+  @IsIn(PROVIDERS, { message: `provider must be one of ${PROVIDERS.join(', ')}` })
+  provider?: ChannelProvider;
+
+  @ApiPropertyOptional({ type: ProviderSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProviderSettingsDto)
+  providerSettings?: ProviderSettingsDto;
 
   @ApiProperty({
     example: 'https://relay.example.com',
@@ -115,7 +160,7 @@ export class CreateChannelDto {
   @ApiProperty({
     type: [String],
     example: ['gpt-4o', 'gpt-4o-mini', 'gpt-4-gizmo-*'],
-    description: 'Models served: exact names, or prefixes ending in `*`',
+    description: 'Models served: exact names, `prefix*` or `*suffix` (a lone `*` is refused)',
   })
   @IsArray()
   @ArrayMinSize(1, { message: 'models must list at least one model' })
@@ -174,12 +219,27 @@ export class CreateChannelDto {
   @ValidateNested()
   @Type(() => LimitsDto)
   limits?: LimitsDto;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 100,
+    maximum: 600_000,
+    description:
+      "Milliseconds the gateway waits for this channel's response headers before it tries the next channel; null: the gateway's default (UPSTREAM_FIRST_BYTE_TIMEOUT_MS)",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  firstByteTimeoutMs?: number | null;
 }
 
 export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullProperties: false }) {
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 
@@ -207,6 +267,7 @@ export class UpdateChannelKeyDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version?: number;
 }
 
@@ -225,7 +286,7 @@ export class ListChannelsQuery extends PageQuery {
   status?: ChannelStatus;
 
   @ApiPropertyOptional({
-    description: 'Channels serving this model, exactly or through a `*` prefix',
+    description: 'Channels serving this model, exactly or through a `prefix*` or `*suffix` entry',
   })
   @IsOptional()
   @IsModelName()
@@ -258,6 +319,7 @@ export class TestChannelDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   keyId?: number;
 }
 
@@ -284,6 +346,8 @@ export class ChannelResponse {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ChannelKind, enumName: 'ChannelKind' }) kind!: ChannelKind;
+  @ApiProperty({ enum: ChannelProvider, enumName: 'ChannelProvider' }) provider!: ChannelProvider;
+  @ApiProperty({ type: ProviderSettingsDto }) providerSettings!: ProviderSettingsDto;
   @ApiProperty() baseUrl!: string;
   @ApiProperty({ type: [ChannelKeyResponse] }) keys!: ChannelKeyResponse[];
   @ApiProperty({ type: [String] }) models!: string[];
@@ -293,6 +357,7 @@ export class ChannelResponse {
   @ApiProperty() weight!: number;
   @ApiProperty({ type: [String] }) groups!: string[];
   @ApiProperty({ type: LimitsResponse }) limits!: LimitsResponse;
+  @ApiProperty({ type: Number, nullable: true }) firstByteTimeoutMs!: number | null;
   @ApiProperty({
     enum: ChannelStatus,
     enumName: 'ChannelStatus',

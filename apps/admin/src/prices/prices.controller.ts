@@ -9,7 +9,14 @@ import {
 import { CurrentActor, EDITORS, READERS, Roles } from '../auth/access.decorators.js';
 import { type Actor } from '../common/actor.js';
 import { ApiNotFound, ApiValidationErrors } from '../common/api-docs.js';
-import { ListPricesQuery, PricePage, PutPricesDto, PutPricesResult } from './prices.dto.js';
+import {
+  ListPricesQuery,
+  ListUnpricedQuery,
+  PricePage,
+  PutPricesDto,
+  PutPricesResult,
+  UnpricedModelPage,
+} from './prices.dto.js';
 import { PricesService } from './prices.service.js';
 
 @ApiTags('prices')
@@ -25,12 +32,25 @@ export class PricesController {
     return this.prices.list(query);
   }
 
+  @Get('unpriced')
+  @Roles(...READERS)
+  @ApiOperation({
+    summary: 'List models used without a price',
+    description:
+      'Models clients used in the last `days` days (from the daily usage roll-ups, refreshed every few minutes) that no price matches. Metering billed them at the default price (DEFAULT_MODEL_PRICE); with UNPRICED_MODELS=refuse the edge refuses them to tokens with a quota.',
+  })
+  @ApiOkResponse({ type: UnpricedModelPage })
+  @ApiValidationErrors()
+  listUnpriced(@Query() query: ListUnpricedQuery): Promise<UnpricedModelPage> {
+    return this.prices.listUnpriced(query);
+  }
+
   @Put()
   @Roles(...EDITORS)
   @ApiOperation({
     summary: 'Set model prices',
     description:
-      'Upserts every price in `items` in one transaction. With `mode: "replace"` every price not in `items` is removed too, so the table becomes exactly `items`; the default `merge` keeps them. Prices are integers of micro-dollars per million tokens; a model ending in `*` prices every model with that prefix. Publishes `price.changed`.',
+      'Upserts every price in `items` in one transaction. With `mode: "replace"` every price not in `items` is removed too, so the table becomes exactly `items`; the default `merge` keeps them. Prices are integers of micro-dollars per million tokens; an entry `prefix*` or `*suffix` prices every model it matches, the most specific entry applying (docs/architecture.md, "Model patterns"). Publishes `price.changed`.',
   })
   @ApiOkResponse({ type: PutPricesResult })
   @ApiValidationErrors()
@@ -42,7 +62,10 @@ export class PricesController {
   @HttpCode(204)
   @Roles(...EDITORS)
   @ApiOperation({ summary: "Remove one model's price", description: 'Publishes `price.changed`.' })
-  @ApiParam({ name: 'model', description: 'URL-encoded model name (may end in `*`)' })
+  @ApiParam({
+    name: 'model',
+    description: 'URL-encoded price entry (a model name, `prefix*` or `*suffix`)',
+  })
   @ApiNoContentResponse()
   @ApiNotFound('price')
   delete(@CurrentActor() actor: Actor, @Param('model') model: string): Promise<void> {

@@ -18,7 +18,10 @@ export const PRICE_MODES = ['merge', 'replace'] as const;
 export type PriceMode = (typeof PRICE_MODES)[number];
 
 export class PriceDto {
-  @ApiProperty({ example: 'gpt-4o', description: 'Exact model name, or a prefix ending in `*`' })
+  @ApiProperty({
+    example: 'gpt-4o',
+    description: 'Exact model name, a prefix ending in `*` or a suffix starting with `*`',
+  })
   @IsModelPattern()
   model!: string;
 
@@ -33,6 +36,19 @@ export class PriceDto {
   @Min(0)
   @Max(MAX_PRICE)
   outputPrice!: number;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    description:
+      'Micro-dollars per million input tokens read from the provider prompt cache; null or absent: the input price',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PRICE)
+  cachedInputPrice?: number | null;
 }
 
 export class PutPricesDto {
@@ -55,6 +71,37 @@ export class PutPricesDto {
 }
 
 export class ListPricesQuery extends PageQuery {}
+
+export class ListUnpricedQuery extends PageQuery {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 366,
+    default: 30,
+    description: 'Days of usage to look at, today included',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(366)
+  days: number = 30;
+}
+
+export class UnpricedModel {
+  @ApiProperty({ example: 'my-new-model', description: 'Model name as clients requested it' })
+  model!: string;
+
+  @ApiProperty({ description: 'Successful requests in the period, billed at the default price' })
+  requests!: number;
+
+  @ApiProperty({ description: 'What they cost, in micro-dollars (DEFAULT_MODEL_PRICE applied)' })
+  cost!: number;
+
+  @ApiProperty({ example: '2026-01-31', description: 'Last day (UTC) the model was used' })
+  lastUsedOn!: string;
+}
+
+export class UnpricedModelPage extends PageOf(UnpricedModel) {}
 
 export class PriceResponse extends PriceDto {
   @ApiProperty() updatedAt!: Date;

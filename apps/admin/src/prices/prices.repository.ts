@@ -1,11 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type ModelPrice } from '@switchyard/db';
+import { Prisma, PrismaService, type ModelPrice } from '@switchyard/db';
+import { modelMatchSql } from '@switchyard/routing';
 import { type Db } from '../common/db.js';
+
+export interface UnpricedRow {
+  model: string;
+  requests: bigint;
+  cost: bigint;
+  lastUsedOn: string;
+}
 
 export interface PriceRow {
   model: string;
   inputPrice: number;
   outputPrice: number;
+  cachedInputPrice?: number | null;
 }
 
 @Injectable()
@@ -27,11 +36,40 @@ export class PricesRepository {
     return { rows, total };
   }
 
+  /**
+   * Models used in the last `days` days (daily roll-ups) that no price entry matches, as
+   * metering prices them (docs/architecture.md, "Model patterns"); most used first. A gateway serves a few
+   * hundred models at most, so the page is cut here rather than counted twice in SQL.
+   */
+  async listUnpriced(
+    days: number,
+    page: { skip: number; take: number },
+  ): Promise<{ rows: UnpricedRow[]; total: number }> {
+    const rows = await this.prisma.$queryRaw<UnpricedRow[]>`
+      SELECT u.model,
+             sum(u.requests - u.failures)::bigint AS requests,
+             sum(u.cost)::bigint AS cost,
+             to_char(max(u.day), 'YYYY-MM-DD') AS "lastUsedOn"
+        FROM "UsageDaily" u
+       WHERE u.day > (now() AT TIME ZONE 'UTC')::date - ${days}::int
+         AND NOT EXISTS (
+               SELECT 1 FROM "ModelPrice" p
+                WHERE ${Prisma.raw(modelMatchSql('p.model', 'u.model'))})
+       GROUP BY u.model
+      HAVING sum(u.requests - u.failures) > 0
+       ORDER BY requests DESC, u.model ASC`;
+    return { rows: rows.slice(page.skip, page.skip + page.take), total: rows.length };
+  }
+
   async upsert(db: Db, price: PriceRow): Promise<void> {
     await db.modelPrice.upsert({
       where: { model: price.model },
-      create: price,
-      update: { inputPrice: price.inputPrice, outputPrice: price.outputPrice },
+      create: { ...price, cachedInputPrice: price.cachedInputPrice ?? null },
+      update: {
+        inputPrice: price.inputPrice,
+        outputPrice: price.outputPrice,
+        cachedInputPrice: price.cachedInputPrice ?? null,
+      },
     });
   }
 

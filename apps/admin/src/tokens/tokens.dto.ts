@@ -1,3 +1,4 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -68,7 +69,8 @@ export class CreateTokenDto {
 
   @ApiPropertyOptional({
     type: [String],
-    description: 'Models it may call (exact, or prefixes ending in `*`); empty = every model',
+    description:
+      'Models it may call (exact, `prefix*` or `*suffix`; see docs/architecture.md, "Model patterns"); empty = every model',
   })
   @IsOptional()
   @IsArray()
@@ -116,6 +118,7 @@ export class UpdateTokenDto extends PartialType(CreateTokenDto, { skipNullProper
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 

@@ -13,9 +13,9 @@ import {
   type RoutedChannel,
 } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
+import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
-import { ChannelStore, type StoredChannel } from '../channels/channel-store.js';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 
@@ -159,11 +159,14 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
           coolingUntil: this.health.coolingUntil(key.id, now),
         }));
       if (keys.length === 0) continue;
-      const { id, name, kind, baseUrl, models, modelMapping, priority, weight, groups } = channel;
+      const { id, name, kind, provider, settings, baseUrl, models, modelMapping } = channel;
+      const { priority, weight, groups, firstByteTimeoutMs } = channel;
       channels.push({
         id,
         name,
         kind,
+        provider,
+        settings,
         baseUrl,
         models,
         modelMapping,
@@ -171,6 +174,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         weight,
         groups,
         keys,
+        ...(firstByteTimeoutMs !== null ? { firstByteTimeoutMs } : {}),
       });
     }
     return { channels };

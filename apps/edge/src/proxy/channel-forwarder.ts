@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { type GatewayEndpoint } from '@switchyard/contracts';
+import { type Candidate } from '@switchyard/routing';
+import { KeyVault } from '../routing/key-vault.js';
+import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
+import { adapterFor } from './provider-conversion.js';
+import { bodyFor, type ParsedBody } from './request-body.js';
+
+// The forward step: one request to one channel, the upstream's response back untouched.
+// Everything that depends on how a channel's upstream speaks belongs here, behind `forward`;
+// a channel of another provider than openai gets the request converted by its adapter
+// (libs/providers), and failover.ts converts its answer back (docs/providers.md).
+
+const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
+  'chat.completions': '/chat/completions',
+  embeddings: '/embeddings',
+  'images.generations': '/images/generations',
+};
+
+export interface ForwardRequest {
+  endpoint: GatewayEndpoint;
+  body: ParsedBody;
+  requestId: string;
+  /** Aborts the upstream call (the client left). */
+  signal: AbortSignal;
+  /** How long to wait for the response headers. */
+  firstByteMs: number;
+}
+
+@Injectable()
+export class ChannelForwarder {
+  constructor(
+    private readonly vault: KeyVault,
+    private readonly upstream: UpstreamClient,
+  ) {}
+
+  /**
+   * Sends the request to the candidate's channel. Rejects with `UpstreamUnreachable` when
+   * no response came (refused, timed out), with the abort reason when the client left.
+   */
+  forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
+    const secret = this.vault.secretOf(candidate.key);
+    const converted = adapterFor(request.endpoint, candidate.channel)?.chatRequest(
+      {
+        body: request.body.json,
+        upstreamModel: candidate.upstreamModel,
+        secret,
+        settings: candidate.channel.settings ?? {},
+      },
+      request.body.stream,
+    );
+    return this.upstream.send({
+      baseUrl: candidate.channel.baseUrl,
+      path: converted?.path ?? UPSTREAM_PATH[request.endpoint],
+      providerPath: converted !== undefined,
+      secret,
+      headers: converted?.headers,
+      body: converted?.body ?? bodyFor(request.body, candidate.upstreamModel),
+      requestId: request.requestId,
+      accept: request.body.stream ? 'text/event-stream' : 'application/json',
+      signal: request.signal,
+      firstByteMs: request.firstByteMs,
+    });
+  }
+}

@@ -3,6 +3,7 @@ import { Events } from '@switchyard/contracts';
 import { busConnectionOf } from '@switchyard/messaging';
 import { type ServiceDefinition } from '@switchyard/service';
 import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
+import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
 import { replyWithError } from './errors/openai-exception.filter.js';
@@ -28,7 +29,7 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
       Events.PriceChanged,
     ],
   },
-  configure: (app) => {
+  configure: async (app, env, logger) => {
     acceptRawBodies(app);
     limitAdminBodies(app.getHttpAdapter().getInstance());
     // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
@@ -36,5 +37,10 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
       .getHttpAdapter()
       .getInstance()
       .setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+    await serveDashboard(
+      app.getHttpAdapter().getInstance(),
+      dashboardDirectory(env.DASHBOARD_DIR),
+      logger,
+    );
   },
 };

@@ -1,9 +1,16 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { WebEnv } from '@switchyard/config';
-import { type ServiceDefinition } from '@switchyard/service';
+import { registerStaticSite, type ServiceDefinition } from '@switchyard/service';
 import { ChatProxy } from './proxy/chat-proxy.js';
 import { registerChatProxy } from './proxy/proxy.routes.js';
-import { registerStaticSite, resolveStaticDirectory } from './site/static-site.js';
 import { WebModule } from './web.module.js';
+
+/** Where the build put the app: `WEB_STATIC_DIR`, or `public/` beside `main.js`. */
+export function resolveStaticDirectory(configured: string | undefined): string {
+  if (configured !== undefined && configured !== '') return path.resolve(configured);
+  return path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
+}
 
 /** The web app: the chat single-page app at `/`, the chat API passed through at `/api`. */
 export const webDefinition: ServiceDefinition<WebEnv> = {

@@ -4,10 +4,11 @@ import { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fa
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-// The single-page app: built files as they are, `index.html` for every other page path
-// (the app routes in the browser), long caching for content-hashed assets only.
+// A single-page app (the chat web app, the gateway dashboard): built files as they are,
+// `index.html` for every other page path (the app routes in the browser), long caching for
+// content-hashed assets only. Paths under a reserved prefix (an API) are never the app's:
+// they go to the server's own not-found handler, so they keep the API's error shape.
 
 /** Vite writes content-hashed file names under `assets/`: they never change in place. */
 const HASHED_ASSETS = /^assets\//;
@@ -33,12 +34,6 @@ export function cacheControlFor(relativePath: string): string {
   return HASHED_ASSETS.test(relativePath.split(path.sep).join('/')) ? IMMUTABLE : REVALIDATE;
 }
 
-/** Where the build put the app: `WEB_STATIC_DIR`, or `public/` beside `main.js`. */
-export function resolveStaticDirectory(configured: string | undefined): string {
-  if (configured !== undefined && configured !== '') return path.resolve(configured);
-  return path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
-}
-
 /** A request path as a path inside the site, or null when it tries to leave it. */
 function sitePath(url: string): string | null {
   let pathname: string;
@@ -61,12 +56,24 @@ async function isFile(file: string): Promise<boolean> {
   }
 }
 
-export async function registerStaticSite(fastify: FastifyInstance, root: string): Promise<void> {
+export interface StaticSiteOptions {
+  /** Path prefixes (`/v1`, `/api`) whose unknown paths stay the server's 404, not the app. */
+  reservedPrefixes?: string[];
+}
+
+export async function registerStaticSite(
+  fastify: FastifyInstance,
+  root: string,
+  options: StaticSiteOptions = {},
+): Promise<void> {
   if (!existsSync(path.join(root, 'index.html'))) {
     throw new Error(
-      `the web client is not built: ${path.join(root, 'index.html')} is missing (run the web app's build)`,
+      `the web client is not built: ${path.join(root, 'index.html')} is missing (run its build)`,
     );
   }
+  const reserved = (options.reservedPrefixes ?? []).map((prefix) =>
+    prefix.replace(/^\/+|\/+$/g, ''),
+  );
   await fastify.register(fastifyStatic, {
     root,
     serve: false,
@@ -84,6 +91,13 @@ export async function registerStaticSite(fastify: FastifyInstance, root: string)
 
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const relative = sitePath(request.url);
+    if (
+      relative !== null &&
+      reserved.some((prefix) => relative === prefix || relative.startsWith(`${prefix}/`))
+    ) {
+      reply.callNotFound();
+      return;
+    }
     if (relative === null) {
       await notFound(reply, request.url);
       return;

@@ -6,8 +6,13 @@ import {
   startWeb,
   type TestSite,
   type TestWeb,
-} from '../web.fixture.js';
-import { CONTENT_SECURITY_POLICY, IMMUTABLE, REVALIDATE, cacheControlFor } from './static-site.js';
+} from './web.fixture.js';
+import {
+  CONTENT_SECURITY_POLICY,
+  IMMUTABLE,
+  REVALIDATE,
+  cacheControlFor,
+} from '@switchyard/service';
 
 describe('static site', () => {
   let site: TestSite;

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server,
@@ -8,6 +11,45 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
+/** Screenshots of what the tests saw, for a person to look at (var/ is not committed). */
+const SCREENSHOTS = path.join(repositoryRoot, 'var', 'screenshots', 'web');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core's serious and critical findings on the page as it is now. It is evaluated
+ * through the DevTools protocol: the app's content security policy refuses script tags. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<AxeResults> } }).axe;
+    type AxeResults = {
+      violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[];
+    };
+    const results = await axe.run();
+    return results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => JSON.stringify(n.target)),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}
+
+/** Scripts the mock's next answer, so a reply's exact Markdown can be tried. */
+async function nextReply(mockUrl: string, reply: string): Promise<void> {
+  const response = await fetch(`${mockUrl}/_mock/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: UPSTREAM_KEY, reply, times: 1 }),
+  });
+  if (!response.ok) throw new Error(`scripting the mock: ${response.status}`);
+}
 
 describe('chat web app in a browser', () => {
   let mock: AppProcess;
@@ -134,6 +176,100 @@ describe('chat web app in a browser', () => {
       10_000,
       'the reply kept after a reload',
     );
+  });
+
+  it('renders a reply as Markdown: headings, tables, task lists, highlighted code, math, safe links', async () => {
+    await nextReply(
+      mock.url,
+      [
+        '# Release notes',
+        '',
+        'Some **bold** text and a [link](https://example.com/docs).',
+        '',
+        '| model | tokens |',
+        '|---|---|',
+        '| gpt-4o-mini | 42 |',
+        '',
+        '- [x] shipped',
+        '- [ ] pending',
+        '',
+        '```python',
+        'def answer():',
+        '    return 42',
+        '```',
+        '',
+        'Euler: $e^{i\\pi} + 1 = 0$',
+      ].join('\n'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('show me markdown');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.message-assistant').last();
+    await reply.locator('h1', { hasText: 'Release notes' }).waitFor();
+    expect(await reply.locator('strong').innerText()).toBe('bold');
+    expect(await reply.locator('table td').allInnerTexts()).toEqual(['gpt-4o-mini', '42']);
+    expect(await reply.locator('input[type=checkbox]').count()).toBe(2);
+    expect(await reply.locator('input[type=checkbox]').first().isChecked()).toBe(true);
+    const link = reply.getByRole('link', { name: 'link' });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    // The Python grammar is fetched when first needed, then the block is highlighted.
+    await reply.locator('code.language-python .hljs-keyword', { hasText: 'def' }).waitFor();
+    expect(await reply.locator('math').count()).toBe(1);
+    expect(await reply.locator('math mi').first().textContent()).toBe('e');
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await reply.getByRole('button', { name: 'Copy code' }).click();
+    await reply.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe('def answer():\n    return 42\n');
+    await screenshot(page, 'markdown-reply');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it('keeps script in a reply inert: raw HTML shows as text, script links are not links', async () => {
+    await page.evaluate(() => ((globalThis as unknown as { pwned?: number }).pwned = 0));
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await nextReply(
+      mock.url,
+      [
+        'Payloads: <img src=x onerror="window.pwned=1;alert(1)">',
+        '<script>window.pwned=2</script>',
+        '[click me](javascript:window.pwned=3)',
+        '<a href="javascript:window.pwned=4">raw link</a>',
+        '![pic](javascript:window.pwned=5)',
+        '<svg onload="window.pwned=6"></svg>',
+      ].join('\n\n'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('try the payloads');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.message-assistant').last();
+    await reply.getByText('raw link', { exact: false }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await reply.innerText()).toContain('<img src=x onerror=');
+    expect(await reply.locator('img, script, svg, iframe').count()).toBe(0);
+    expect(
+      await reply.evaluate(
+        (element) =>
+          [...element.querySelectorAll('*')].filter(
+            (node) =>
+              [...node.attributes].some((attribute) => attribute.name.startsWith('on')) ||
+              /^\s*javascript:/i.test(node.getAttribute('href') ?? ''),
+          ).length,
+      ),
+    ).toBe(0);
+    await reply.getByText('click me', { exact: false }).click();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
+    expect(dialogs).toEqual([]);
+    await screenshot(page, 'xss-reply');
   });
 
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {

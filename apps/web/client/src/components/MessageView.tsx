@@ -1,6 +1,8 @@
+import { memo } from 'preact/compat';
 import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
 import { ErrorNotice } from './ErrorNotice.js';
+import { MarkdownContent } from './MarkdownContent.js';
 
 export interface ShownMessage extends ChatMessage {
   /** A stable key for the list while the message has no id yet. */
@@ -12,7 +14,8 @@ export interface ShownMessage extends ChatMessage {
   prompt?: string;
 }
 
-export function MessageView(props: { message: ShownMessage }) {
+/** Memoised: a streamed chunk changes one message object, so only its view redraws. */
+export const MessageView = memo(function MessageView(props: { message: ShownMessage }) {
   const { message } = props;
   const mine = message.role === 'user';
   return (
@@ -20,7 +23,12 @@ export function MessageView(props: { message: ShownMessage }) {
       <h3 class="visually-hidden">
         {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
       </h3>
-      {message.content !== '' && <div class="message-text">{message.content}</div>}
+      {message.content !== '' &&
+        (mine ? (
+          <div class="message-text">{message.content}</div>
+        ) : (
+          <MarkdownContent source={message.content} />
+        ))}
       {message.pending && message.content === '' && message.images.length === 0 && (
         <p class="message-status">Waiting for the reply…</p>
       )}
@@ -46,4 +54,4 @@ export function MessageView(props: { message: ShownMessage }) {
       )}
     </article>
   );
-}
+});

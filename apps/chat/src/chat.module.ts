@@ -12,6 +12,7 @@ import { CoreModule } from './common/core.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { EditionsModule } from './editions/editions.module.js';
 import { ModelsModule } from './models/models.module.js';
+import { PreferencesModule } from './preferences/preferences.module.js';
 import { UsageModule } from './usage/usage.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -29,6 +30,7 @@ export class ChatModule {
         AuthModule,
         UsersModule,
         ModelsModule,
+        PreferencesModule,
         EditionsModule,
         ApiKeysModule,
         ConversationsModule,

@@ -58,6 +58,10 @@ describe('chat web app in a browser', () => {
   let browser: Browser;
   let page: Page;
   const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
+  const user = {
+    username: `user${randomBytes(3).toString('hex')}`,
+    password: 'a long enough password',
+  };
 
   async function asAdmin(method: string, route: string, body?: unknown): Promise<unknown> {
     const login = await fetch(`${chat.url}/api/auth/login`, {
@@ -100,6 +104,13 @@ describe('chat web app in a browser', () => {
       purpose: 'chat',
       open: true,
     });
+    // Sorts before every chat model: the picker must still preselect a chat model.
+    await asAdmin('POST', '/api/admin/models', {
+      platform: 'openai',
+      name: 'dall-e-3',
+      purpose: 'drawing',
+      open: true,
+    });
     await asAdmin('POST', '/api/admin/models', {
       platform: 'openai',
       name: 'closed-model',
@@ -127,8 +138,8 @@ describe('chat web app in a browser', () => {
 
   it('registers, sees only the models open to it, and gets a streamed reply that is kept', async () => {
     await page.goto(`${web.url}/register`);
-    await page.getByLabel('Username').fill(`user${randomBytes(3).toString('hex')}`);
-    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByLabel('Username').fill(user.username);
+    await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Create account' }).click();
 
     const picker = page.getByLabel('Model');
@@ -136,7 +147,12 @@ describe('chat web app in a browser', () => {
     const options = await picker.locator('option').allTextContents();
     expect(options.join(' ')).toContain('gpt-4o-mini');
     expect(options.join(' ')).not.toContain('closed-model');
-    await picker.selectOption('gpt-4o-mini');
+    expect(options.indexOf('gpt-4o-mini')).toBeLessThan(options.indexOf('dall-e-3'));
+    await eventually(
+      async () => ((await picker.inputValue()) === 'gpt-4o-mini' ? true : undefined),
+      5_000,
+      'a chat model preselected, not the drawing model',
+    );
 
     // A slow stream, so the page can be seen filling in before it is done.
     await fetch(`${mock.url}/_mock/faults`, {
@@ -270,6 +286,37 @@ describe('chat web app in a browser', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
     expect(dialogs).toEqual([]);
     await screenshot(page, 'xss-reply');
+  });
+
+  it("remembers the user's model choice on the server: another browser preselects it", async () => {
+    await page.getByLabel('Model').selectOption('dall-e-3');
+    await eventually(
+      async () => {
+        const saved = await page.evaluate(async () => {
+          const response = await fetch('/api/me/preferences', {
+            headers: { authorization: `Bearer ${localStorage.getItem('switchyard.chat.token')}` },
+          });
+          return ((await response.json()) as { model: string | null }).model;
+        });
+        return saved === 'dall-e-3' ? true : undefined;
+      },
+      5_000,
+      'the choice saved',
+    );
+    const elsewhere = await browser.newContext();
+    const other = await elsewhere.newPage();
+    await other.goto(`${web.url}/login`);
+    await other.getByLabel('Username').fill(user.username);
+    await other.getByLabel('Password').fill(user.password);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await eventually(
+      async () =>
+        (await other.getByLabel('Model').inputValue()) === 'dall-e-3' ? true : undefined,
+      10_000,
+      'the saved choice preselected in a new browser',
+    );
+    await elsewhere.close();
+    await page.getByLabel('Model').selectOption('gpt-4o-mini');
   });
 
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {

@@ -3,12 +3,12 @@ import * as chat from '../api/chat-api.js';
 import { type Conversation, type Id } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
-import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
+import { customModels, initialModel } from '../components/model-choice.js';
+import { ModelPicker } from '../components/ModelPicker.js';
 import { useLoad } from '../components/useLoad.js';
 import { asProblem } from '../errors.js';
 import { Link, navigate } from '../router.js';
 
-const LAST_MODEL_KEY = 'switchyard.chat.lastModel';
 let keys = 0;
 const nextKey = () => `m${(keys += 1)}`;
 
@@ -25,15 +25,16 @@ function titleFrom(content: string): string {
 export function ChatPage(props: { path: string }) {
   const activeId = conversationIdFrom(props.path);
   const conversations = useLoad(chat.listConversations, []);
-  const [customVersion, setCustomVersion] = useState(0);
   const available = useLoad(chat.listModels, []);
-  const models = useMemo(
-    () => [...(available.data ?? []), ...savedCustomModels()],
-    [available.data, customVersion],
-  );
+  const preferences = useLoad(chat.preferences, []);
+  const models = useMemo(() => {
+    const listed = available.data ?? [];
+    const custom = customModels(preferences.data?.customAssistants ?? []);
+    return [...listed, ...custom.filter((c) => !listed.some((m) => m.name === c.name))];
+  }, [available.data, preferences.data]);
   const active = conversations.data?.find((c) => String(c.id) === activeId);
 
-  const [model, setModel] = useState<string>(() => localStorage.getItem(LAST_MODEL_KEY) ?? '');
+  const [model, setModel] = useState('');
   const [messages, setMessages] = useState<ShownMessage[]>([]);
   const [messagesError, setMessagesError] = useState<unknown>(null);
   const [loadingMessages, setLoadingMessages] = useState(false);
@@ -46,10 +47,12 @@ export function ChatPage(props: { path: string }) {
   const created = useRef<string | null>(null);
   const log = useRef<HTMLDivElement>(null);
 
-  // Choose a model when none is chosen, or the chosen one is gone.
+  // Preselect once both the models and the user's last choice are known (a failed
+  // preferences load still lets the user chat, with the first chat model).
   useEffect(() => {
-    if (model === '' && models.length > 0) setModel(models[0]?.name ?? '');
-  }, [models]);
+    if (model !== '' || available.loading || preferences.loading) return;
+    setModel(initialModel(models, preferences.data?.model ?? null));
+  }, [models, available.loading, preferences.loading]);
   useEffect(() => {
     if (active?.model) setModel(active.model);
   }, [active?.id]);
@@ -89,7 +92,8 @@ export function ChatPage(props: { path: string }) {
 
   const chooseModel = (name: string) => {
     setModel(name);
-    localStorage.setItem(LAST_MODEL_KEY, name);
+    // Remembering the choice is a convenience: a failure must not stop the chat.
+    chat.chooseModel(name).catch(() => undefined);
   };
 
   const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
@@ -190,7 +194,10 @@ export function ChatPage(props: { path: string }) {
             value={model}
             disabled={streaming}
             onChange={chooseModel}
-            onCustomAdded={() => setCustomVersion((v) => v + 1)}
+            onCustomAdded={(saved) => {
+              void preferences.reload();
+              if (saved.model) setModel(saved.model);
+            }}
           />
         </div>
         <ErrorNotice error={available.error} />

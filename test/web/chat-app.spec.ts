@@ -11,6 +11,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
+/** Generous: the stack starts once for the whole suite, on machines that may be busy. */
+const START_TIMEOUT_MS = 90_000;
 /** Screenshots of what the tests saw, for a person to look at (var/ is not committed). */
 const SCREENSHOTS = path.join(repositoryRoot, 'var', 'screenshots', 'web');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
@@ -81,7 +83,10 @@ describe('chat web app in a browser', () => {
   }
 
   beforeAll(async () => {
-    mock = await startApp('mock-upstream', { env: { MOCK_ACCOUNTS: UPSTREAM_KEY } });
+    mock = await startApp('mock-upstream', {
+      env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
+      timeoutMs: START_TIMEOUT_MS,
+    });
     chat = await startApp('chat', {
       env: {
         SECRET_KEYS: generateSecretKeySpec('web'),
@@ -89,8 +94,9 @@ describe('chat web app in a browser', () => {
         CHAT_ADMIN_PASSWORD: admin.password,
       },
       readyPath: '/readyz',
+      timeoutMs: START_TIMEOUT_MS,
     });
-    web = await startApp('web', { env: { CHAT_URL: chat.url } });
+    web = await startApp('web', { env: { CHAT_URL: chat.url }, timeoutMs: START_TIMEOUT_MS });
     await asAdmin('POST', '/api/admin/api-keys', {
       platform: 'openai',
       address: mock.url,
@@ -129,7 +135,7 @@ describe('chat web app in a browser', () => {
       ],
     });
     page = await browser.newPage();
-  });
+  }, 4 * START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

@@ -27,7 +27,12 @@ export default tseslint.config(
           patterns: [
             {
               // Entry points a lib's package.json exports besides its root are listed here.
-              group: ['@switchyard/*/*', '!@switchyard/db/sql'],
+              group: [
+                '@switchyard/*/*',
+                '!@switchyard/db/sql',
+                '!@switchyard/testing/mcp',
+                '!@switchyard/ui/styles.css',
+              ],
               message: 'Import a lib from its package root.',
             },
             {

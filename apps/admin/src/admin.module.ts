@@ -11,6 +11,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ChannelsModule } from './channels/channels.module.js';
 import { AdminEnvModule } from './common/admin-env.module.js';
 import { AdminExceptionFilter } from './common/admin-exception.filter.js';
+import { OverviewModule } from './overview/overview.module.js';
 import { PricesModule } from './prices/prices.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { UsageModule } from './usage/usage.module.js';
@@ -33,6 +34,7 @@ export class AdminModule {
         TokensModule,
         PricesModule,
         UsageModule,
+        OverviewModule,
       ],
       providers: [
         { provide: APP_PIPE, useFactory: apiValidationPipe },

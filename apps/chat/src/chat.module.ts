@@ -11,6 +11,7 @@ import { SessionGuard } from './auth/session.guard.js';
 import { CoreModule } from './common/core.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { EditionsModule } from './editions/editions.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { ModelsModule } from './models/models.module.js';
 import { PreferencesModule } from './preferences/preferences.module.js';
 import { UsageModule } from './usage/usage.module.js';
@@ -33,6 +34,7 @@ export class ChatModule {
         PreferencesModule,
         EditionsModule,
         ApiKeysModule,
+        McpModule,
         ConversationsModule,
         UsageModule,
       ],

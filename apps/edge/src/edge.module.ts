@@ -6,6 +6,7 @@ import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/me
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { AdminProxyModule } from './admin-proxy/admin-proxy.module.js';
 import { OpenAIExceptionFilter } from './errors/openai-exception.filter.js';
+import { PricingModule } from './pricing/pricing.module.js';
 import { ProxyModule } from './proxy/proxy.module.js';
 import { RoutingModule } from './routing/routing.module.js';
 import { UpstreamModule } from './upstream/upstream.module.js';
@@ -28,6 +29,7 @@ export class EdgeModule {
             idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
           }),
           UsageModule.forRoot(env.USAGE_SPOOL_DIR),
+          PricingModule.forRoot(env.UNPRICED_MODELS),
         ]),
         AdminProxyModule.forRoot(env.ADMIN_URL),
       ],

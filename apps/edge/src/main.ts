@@ -19,7 +19,12 @@ await startService({
   bodyParser: false,
   bus: {
     connection: busConnectionOf,
-    requiredHandlers: [Events.RoutingSnapshot, Events.TokenChanged, Events.TokenExhausted],
+    requiredHandlers: [
+      Events.RoutingSnapshot,
+      Events.TokenChanged,
+      Events.TokenExhausted,
+      Events.PriceChanged,
+    ],
   },
   configure: (app) => {
     acceptRawBodies(app);

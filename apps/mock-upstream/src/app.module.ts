@@ -3,6 +3,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { type MockUpstreamEnv } from '@switchyard/config';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { apiValidationPipe } from '@switchyard/service';
+import { MessagesController } from './anthropic/messages.controller.js';
 import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
 import { RequestLog } from './accounts/request-log.js';
 import { ControlController } from './control/control.controller.js';
@@ -27,6 +28,7 @@ export class MockUpstreamModule {
         EmbeddingsController,
         ImagesController,
         ModelsController,
+        MessagesController,
         ControlController,
       ],
       providers: [

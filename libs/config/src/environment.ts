@@ -14,6 +14,9 @@ import {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const UNPRICED_MODEL_POLICIES = ['bill', 'refuse'] as const;
+export type UnpricedModelPolicy = (typeof UNPRICED_MODEL_POLICIES)[number];
+
 const CIDR = /^(\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|[0-9a-fA-F:]+(\/\d{1,3})?)$/;
 const SECRET_KEY = /^[A-Za-z0-9_-]{1,16}:[A-Za-z0-9+/]{43}=$/;
 
@@ -85,6 +88,14 @@ export class EdgeEnv extends SecretStoreEnv {
 
   @IntegerVariable(1, 10)
   FAILOVER_ATTEMPTS: number = 3;
+
+  /**
+   * What a token with a quota may do with a model that has no price: `bill` it at
+   * metering's DEFAULT_MODEL_PRICE, or `refuse` it (403 `model_not_priced`). Tokens
+   * without a quota are always served (docs/architecture.md, "Unpriced models").
+   */
+  @OneOfVariable(UNPRICED_MODEL_POLICIES)
+  UNPRICED_MODELS: UnpricedModelPolicy = 'bill';
 
   /** Where usage records wait when Redis is unreachable. */
   @TextVariable()
@@ -181,6 +192,10 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(0, 500)
   CHAT_HISTORY_MESSAGES: number = 40;
 
+  /** How long one MCP tool call or resource read may take (docs/tools.md). */
+  @IntegerVariable(100, 600_000)
+  CHAT_TOOL_TIMEOUT_MS: number = 30_000;
+
   /** Failed logins allowed per account within one window; then 429 until it ends. */
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;
@@ -205,9 +220,13 @@ export class MeteringEnv extends StoreEnv {
   @IntegerVariable(1, 3650)
   USAGE_RETENTION_DAYS: number = 90;
 
-  /** Price, in micro-dollars per million tokens (input and output), of a model with no price. */
+  /**
+   * Price, in micro-dollars per million tokens (input and output), of a model with no price:
+   * $60 per million, one-api's default ratio of 30, so that an unpriced model is never free
+   * (docs/architecture.md, "Unpriced models").
+   */
   @IntegerVariable(0, 1_000_000_000)
-  DEFAULT_MODEL_PRICE: number = 0;
+  DEFAULT_MODEL_PRICE: number = 60_000_000;
 
   /**
    * Usage jobs taken from the queue at once; they wait together for their batch to commit.

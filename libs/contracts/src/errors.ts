@@ -22,6 +22,7 @@ export const GATEWAY_ERRORS = {
   token_disabled: { status: 401, type: 'invalid_request_error' },
   token_expired: { status: 401, type: 'invalid_request_error' },
   model_not_allowed: { status: 403, type: 'invalid_request_error' },
+  model_not_priced: { status: 403, type: 'invalid_request_error' },
   ip_not_allowed: { status: 403, type: 'invalid_request_error' },
   insufficient_quota: { status: 429, type: 'insufficient_quota' },
   rate_limit_exceeded: { status: 429, type: 'requests' },
@@ -80,6 +81,8 @@ export const API_ERRORS = {
   username_taken: 409,
   email_taken: 409,
   invalid_assistant_link: 400,
+  /** A reply stopped because the model kept calling tools (docs/tools.md). */
+  tool_step_limit: 508,
   /** Stored on a reply the browser stopped waiting for; never sent as a response. */
   request_cancelled: 499,
 } as const satisfies Record<string, number>;

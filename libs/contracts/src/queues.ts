@@ -49,8 +49,11 @@ export const GATEWAY_ENDPOINTS = ['chat.completions', 'embeddings', 'images.gene
 export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
 
 export class ReportedUsage {
+  /** Every input token, those read from the provider's prompt cache included. */
   @IsInt() @Min(0) promptTokens!: number;
   @IsInt() @Min(0) completionTokens!: number;
+  /** The part of `promptTokens` read from the prompt cache (priced at the cached-input price). */
+  @IsOptional() @IsInt() @Min(0) cachedTokens?: number;
 }
 
 /** One finished request, as the edge saw it. */

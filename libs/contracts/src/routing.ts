@@ -18,6 +18,20 @@ import {
 export const CHANNEL_KINDS = ['single', 'aggregated'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
+/** The wire format a channel speaks upstream (docs/providers.md); `openai` is any OpenAI-compatible service. */
+export const CHANNEL_PROVIDERS = ['openai', 'azure', 'anthropic', 'gemini', 'bedrock'] as const;
+export type ChannelProvider = (typeof CHANNEL_PROVIDERS)[number];
+
+/** Settings a provider needs besides its base URL and keys; each applies to one provider. */
+export class ProviderSettings {
+  /** Anthropic: the `anthropic-version` header sent upstream. */
+  @IsOptional() @IsString() anthropicVersion?: string;
+  /** Azure OpenAI: the `api-version` query parameter. */
+  @IsOptional() @IsString() apiVersion?: string;
+  /** Bedrock: the AWS region requests are signed for. */
+  @IsOptional() @IsString() region?: string;
+}
+
 /** One upstream account as the edges see it: only keys that may take traffic are listed. */
 export class RoutedKey {
   @IsInt() id!: number;
@@ -34,6 +48,8 @@ export class RoutedChannel {
   @IsInt() id!: number;
   @IsString() name!: string;
   @IsIn(CHANNEL_KINDS) kind!: ChannelKind;
+  @IsIn(CHANNEL_PROVIDERS) provider!: ChannelProvider;
+  @ValidateNested() @Type(() => ProviderSettings) settings!: ProviderSettings;
   @IsString() baseUrl!: string;
   @IsArray() @IsString({ each: true }) models!: string[];
   @IsObject() modelMapping!: Record<string, string>;

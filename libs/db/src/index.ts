@@ -16,6 +16,7 @@ export type {
   ChatUser,
   Conversation,
   License,
+  McpServer,
   Message,
   ModelPrice,
   Setting,

@@ -17,6 +17,8 @@ function channel(id: number, overrides: Partial<RoutedChannel> = {}): RoutedChan
     id,
     name: `channel ${id}`,
     kind: 'single',
+    provider: 'openai',
+    settings: {},
     baseUrl: `http://upstream-${id}`,
     models: ['gpt-4o'],
     modelMapping: {},

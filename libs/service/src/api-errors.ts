@@ -4,11 +4,14 @@ import {
   HttpException,
   Logger,
   ValidationPipe,
+  type ArgumentMetadata,
   type ExceptionFilter,
   type ValidationError,
 } from '@nestjs/common';
 import { ApiError, type ApiErrorCode } from '@switchyard/contracts';
+import { getMetadataStorage } from 'class-validator';
 import { type FastifyReply } from 'fastify';
+import { unstorableText } from './json-body.js';
 
 // The error conventions of the admin and chat APIs: every failure is
 // `{"error": {"code", "message", "fields"?}}` with a stable code and the right status.
@@ -115,22 +118,82 @@ function flatten(errors: ValidationError[], parent = ''): { field: string; messa
   });
 }
 
+/** The largest value of a Postgres `integer` column (ids, versions): larger is a 400, not a 500. */
+export const INT4_MAX = 2_147_483_647;
+
+/** At most this many fields are named in one answer (a body can have thousands wrong). */
+const MAX_NAMED_FIELDS = 20;
+
+function validationFailed(fields: { field: string; message: string }[]): ApiError {
+  const named = fields.slice(0, MAX_NAMED_FIELDS);
+  const names = [...new Set(named.map((f) => f.field))];
+  const more = fields.length > named.length ? ` and ${fields.length - named.length} more` : '';
+  return new ApiError('validation_failed', `Invalid ${names.join(', ')}${more}`, named);
+}
+
+const knownProperties = new WeakMap<object, Set<string>>();
+
+/** The properties a DTO class declares rules for (what `whitelist` keeps). */
+function propertiesOf(dto: new (...args: never[]) => unknown): Set<string> {
+  let known = knownProperties.get(dto);
+  if (!known) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+    known = new Set(rules.map((rule) => rule.propertyName));
+    knownProperties.set(dto, known);
+  }
+  return known;
+}
+
+const PRIMITIVES = new Set<unknown>([String, Boolean, Number, Array, Object, undefined]);
+
+/**
+ * The checks that cost one pass over the top-level keys, made before class-transformer
+ * and class-validator do per-element work: a DTO body is an object, has not many keys its
+ * class does not declare, and no query or path text Postgres could not store.
+ */
+function precheck(value: unknown, metadata: ArgumentMetadata): void {
+  if (metadata.type === 'param' || metadata.type === 'query') {
+    const entries =
+      typeof value === 'string'
+        ? [[metadata.data ?? metadata.type, value] as const]
+        : typeof value === 'object' && value !== null
+          ? Object.entries(value)
+          : [];
+    for (const [name, text] of entries) {
+      const problem = typeof text === 'string' ? unstorableText(text) : null;
+      if (problem) throw validationFailed([{ field: name, message: `${name} ${problem}` }]);
+    }
+  }
+  const dto = metadata.metatype;
+  if (metadata.type === 'custom' || PRIMITIVES.has(dto) || typeof dto !== 'function') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const field = metadata.type === 'body' ? 'body' : metadata.type;
+    throw validationFailed([{ field, message: `${field} must be a JSON object` }]);
+  }
+  // A few unknown keys are reported with the other faults by the validator below; many
+  // are refused here, before the validator builds an error for each.
+  const known = propertiesOf(dto as new () => unknown);
+  const unknown = Object.keys(value).filter((key) => !known.has(key));
+  if (unknown.length > MAX_NAMED_FIELDS) {
+    throw validationFailed(
+      unknown.map((field) => ({ field, message: `property ${field} should not exist` })),
+    );
+  }
+}
+
+class ApiValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    precheck(value, metadata);
+    return super.transform(value, metadata);
+  }
+}
+
 /** Validates bodies and queries against their DTOs: unknown fields are refused, each bad field named. */
 export function apiValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    exceptionFactory: (errors) => {
-      const fields = flatten(errors);
-      return new ApiError(
-        'validation_failed',
-        `Invalid ${fields
-          .map((f) => f.field)
-          .filter((f, i, all) => all.indexOf(f) === i)
-          .join(', ')}`,
-        fields,
-      );
-    },
+    exceptionFactory: (errors) => validationFailed(flatten(errors)),
   });
 }

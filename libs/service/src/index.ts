@@ -1,6 +1,7 @@
 export {
   ApiExceptionFilter,
   apiValidationPipe,
+  INT4_MAX,
   refusedRequest,
   toApiError,
   type RefusedRequest,
@@ -11,3 +12,12 @@ export {
   type RunningService,
   type ServiceDefinition,
 } from './start-service.js';
+export {
+  assertSaneJson,
+  MAX_JSON_ARRAY_ITEMS,
+  MAX_JSON_DEPTH,
+  MAX_JSON_OBJECT_KEYS,
+  parseSaneJson,
+  unstorableText,
+} from './json-body.js';
+export { Optional } from './optional.js';

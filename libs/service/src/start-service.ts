@@ -21,6 +21,7 @@ import {
   runWithRequestId,
   type Logger,
 } from '@switchyard/observability';
+import { parseJsonBodies } from './json-body.js';
 
 // How every Switchyard service starts and stops: validated environment, JSON logs,
 // request ids, metrics, Fastify, optional Redis transport, graceful shutdown.
@@ -81,8 +82,9 @@ export async function createService<E extends BaseEnv>(
   env: E,
   logger: Logger,
 ): Promise<NestFastifyApplication> {
+  const bodyLimit = definition.bodyLimit?.(env) ?? 1024 * 1024;
   const adapter = new FastifyAdapter({
-    bodyLimit: definition.bodyLimit?.(env) ?? 1024 * 1024,
+    bodyLimit,
     genReqId:
       definition.acceptRequestIds === false
         ? () => randomUUID()
@@ -97,6 +99,7 @@ export async function createService<E extends BaseEnv>(
     abortOnError: false,
     bodyParser: definition.bodyParser ?? true,
   });
+  if (definition.bodyParser ?? true) parseJsonBodies(app, bodyLimit);
   installRequestHooks(app, logger, {
     requestContext: definition.requestContext ?? true,
     logSuccessfulRequests: definition.logSuccessfulRequests ?? true,

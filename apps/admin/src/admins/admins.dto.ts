@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AdminRole } from '@switchyard/db';
-import { IsBoolean, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Length, Matches } from 'class-validator';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/auth.dto.js';
 import { PageOf } from '../common/pagination.js';
+import { Optional } from '@switchyard/service';
 
 const ROLES = Object.values(AdminRole);
 const PASSWORD_RULE = `${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`;
@@ -32,12 +33,12 @@ export class CreateAdminDto {
 
 export class UpdateAdminDto {
   @ApiPropertyOptional({ enum: AdminRole, enumName: 'AdminRole' })
-  @IsOptional()
+  @Optional()
   @IsIn(ROLES, { message: `role must be one of ${ROLES.join(', ')}` })
   role?: AdminRole;
 
   @ApiPropertyOptional({ description: 'A disabled administrator cannot log in' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   disabled?: boolean;
 
@@ -45,7 +46,7 @@ export class UpdateAdminDto {
     format: 'password',
     description: 'Resets the password; the administrator must change it at next login',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Length(MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH, {
     message: `password must be ${PASSWORD_RULE}`,

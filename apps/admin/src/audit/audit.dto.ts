@@ -1,6 +1,7 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PageOf, PageQuery } from '../common/pagination.js';
 import { IsoDateQuery } from '../common/validators.js';
 
@@ -28,6 +29,7 @@ export class AuditQuery extends PageQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   actorId?: number;
 
   @ApiPropertyOptional({ format: 'date-time', description: 'Entries at or after this time' })

@@ -23,6 +23,7 @@ import {
   LoginDto,
   LoginResponse,
   PasswordChangedResponse,
+  SessionsEndedResponse,
 } from './auth.dto.js';
 import { AuthService } from './auth.service.js';
 
@@ -55,6 +56,19 @@ export class AuthController {
   @ApiNoContentResponse()
   logout(@CurrentAdmin() admin: AdminPrincipal, @ClientIp() clientIp: string): Promise<void> {
     return this.auth.logout(admin, clientIp);
+  }
+
+  @Post('logout-everywhere')
+  @HttpCode(200)
+  @Roles(...READERS)
+  @AllowedBeforePasswordChange()
+  @ApiOperation({ summary: 'End every session of this administrator, this one included' })
+  @ApiOkResponse({ type: SessionsEndedResponse })
+  logoutEverywhere(
+    @CurrentAdmin() admin: AdminPrincipal,
+    @ClientIp() clientIp: string,
+  ): Promise<SessionsEndedResponse> {
+    return this.auth.logoutEverywhere(admin, clientIp);
   }
 
   @Post('password')

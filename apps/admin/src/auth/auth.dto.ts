@@ -56,3 +56,8 @@ export class PasswordChangedResponse {
   @ApiProperty({ description: 'Other sessions of this administrator that were ended' })
   revokedSessions!: number;
 }
+
+export class SessionsEndedResponse {
+  @ApiProperty({ description: 'Sessions of this administrator that were ended, this one too' })
+  revokedSessions!: number;
+}

@@ -13,6 +13,7 @@ import {
   type LoginDto,
   type LoginResponse,
   type PasswordChangedResponse,
+  type SessionsEndedResponse,
 } from './auth.dto.js';
 
 @Injectable()
@@ -69,6 +70,18 @@ export class AuthService {
       action: 'auth.logout',
       target: { type: 'admin', id: admin.id },
     });
+  }
+
+  /** Ends every session of this administrator, this one included (a lost laptop). */
+  async logoutEverywhere(admin: AdminPrincipal, clientIp: string): Promise<SessionsEndedResponse> {
+    const revokedSessions = await this.sessions.endAll(admin.id);
+    await this.audit.record({
+      actor: actorOf(admin, clientIp),
+      action: 'auth.logout_everywhere',
+      target: { type: 'admin', id: admin.id },
+      details: { revokedSessions },
+    });
+    return { revokedSessions };
   }
 
   /** Sets a new password, clears the forced change, and ends every other session. */

@@ -103,6 +103,24 @@ describe('authentication', () => {
     expect(rows.map((r) => r.action)).toEqual(['auth.login', 'auth.login', 'auth.logout']);
   });
 
+  it('logout everywhere ends every session of that administrator, this one too', async () => {
+    const admin = await h.createAdmin('viewer');
+    const first = await h.login(admin.username);
+    const second = await h.login(admin.username);
+    const other = await h.createAdmin('viewer');
+    const bystander = await h.login(other.username);
+    const ended = await h.api(first).post('/api/auth/logout-everywhere').expect(200);
+    expect(ended.body).toEqual({ revokedSessions: 2 });
+    await h.api(first).get('/api/channels').expect(401);
+    await h.api(second).get('/api/channels').expect(401);
+    await h.api(bystander).get('/api/channels').expect(200);
+    const rows = await h.auditOf('admin', admin.id);
+    expect(rows.at(-1)).toMatchObject({
+      action: 'auth.logout_everywhere',
+      details: { revokedSessions: 2 },
+    });
+  });
+
   it('a password change ends every other session and retires the old password', async () => {
     const admin = await h.createAdmin('admin');
     const current = await h.login(admin.username);

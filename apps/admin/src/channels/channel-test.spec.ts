@@ -133,4 +133,41 @@ describe('channel test', () => {
       .post(`/api/channels/${id}/test`, { model: 'gpt-4-gizmo-x', keyId: 2147483000 })
       .expect(404);
   });
+  it("lists an upstream's models, before and after the channel is saved, without echoing the key", async () => {
+    const expected = ['dall-e-3', 'gpt-3.5-turbo', 'gpt-4-all', 'gpt-4o', 'gpt-4o-mini'];
+    const before = await h
+      .api(admin.token)
+      .post('/api/channels/upstream-models', { baseUrl: `${upstream.url}/v1`, key: HEALTHY })
+      .expect(200);
+    expect(before.body).toMatchObject({ ok: true, status: 200 });
+    expect(before.body.models).toEqual(expect.arrayContaining(expected));
+    const { id } = await channel();
+    const saved = await h.api(admin.token).post(`/api/channels/${id}/upstream-models`).expect(200);
+    expect(saved.body.models).toEqual(before.body.models);
+    expect(JSON.stringify([before.body, saved.body])).not.toContain(HEALTHY);
+
+    const unreachable = await h
+      .api(admin.token)
+      .post('/api/channels/upstream-models', { baseUrl: 'http://127.0.0.1:9', key: HEALTHY })
+      .expect(200);
+    expect(unreachable.body).toMatchObject({
+      ok: false,
+      models: [],
+      error: { code: 'connect_error' },
+    });
+
+    const invalid = await h
+      .api(admin.token)
+      .post('/api/channels/upstream-models', { baseUrl: 'ftp://x', key: 'short' })
+      .expect(400);
+    expect(invalid.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'baseUrl',
+      'key',
+    ]);
+    const viewer = await h.session('viewer');
+    await h
+      .api(viewer.token)
+      .post('/api/channels/upstream-models', { baseUrl: upstream.url, key: HEALTHY })
+      .expect(403);
+  });
 });

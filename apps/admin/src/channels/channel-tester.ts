@@ -25,6 +25,10 @@ const MAX_MESSAGE_CHARS = 500;
 export class ChannelTester {
   constructor(private readonly env: AdminEnv) {}
 
+  listModels(target: Omit<ChannelProbe, 'model'>): Promise<UpstreamModelList> {
+    return listUpstreamModels(target, this.env.CHANNEL_TEST_TIMEOUT_MS);
+  }
+
   async probe(target: ChannelProbe): Promise<ProbeOutcome> {
     const timeoutMs = this.env.CHANNEL_TEST_TIMEOUT_MS;
     const started = performance.now();
@@ -103,6 +107,79 @@ export class ChannelTester {
         error: { code: 'connect_error', message: clean(describe(error)) },
       };
     }
+  }
+}
+
+export interface UpstreamModelList {
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  models: string[];
+  error?: ChannelTestError;
+}
+
+const MAX_MODELS = 2000;
+
+/** Asks an upstream for its `/v1/models`, so an administrator can pick a channel's models. */
+async function listUpstreamModels(
+  target: Omit<ChannelProbe, 'model'>,
+  timeoutMs: number,
+): Promise<UpstreamModelList> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let status: number | null = null;
+  try {
+    const response = await request(`${target.baseUrl}/v1/models`, {
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${target.secret}`,
+        'user-agent': 'switchyard-admin/models',
+      },
+      signal: deadline,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    status = response.statusCode;
+    const text = await readAtMost(response.body, MAX_BODY_BYTES * 8);
+    const body = parseJson(text);
+    if (status >= 200 && status < 300 && isRecord(body) && Array.isArray(body.data)) {
+      const ids = body.data
+        .map((entry: unknown) =>
+          isRecord(entry) && typeof entry.id === 'string' ? entry.id : null,
+        )
+        .filter((id): id is string => id !== null && id.length <= 200)
+        .map(clean);
+      return {
+        ok: true,
+        status,
+        latencyMs: elapsed(),
+        models: [...new Set(ids)].sort().slice(0, MAX_MODELS),
+      };
+    }
+    const upstream = errorOf(body);
+    return {
+      ok: false,
+      status,
+      latencyMs: elapsed(),
+      models: [],
+      error: {
+        code: upstream?.code ?? (status < 300 ? 'invalid_response' : `http_${status}`),
+        message: clean(upstream?.message ?? (text || `The upstream answered ${status}`)),
+      },
+    };
+  } catch (error) {
+    const timedOut = deadline.aborted || isUndiciTimeout(error);
+    return {
+      ok: false,
+      status,
+      latencyMs: elapsed(),
+      models: [],
+      error: timedOut
+        ? { code: 'timeout', message: `No complete answer within ${timeoutMs} ms` }
+        : { code: 'connect_error', message: clean(describe(error)) },
+    };
   }
 }
 

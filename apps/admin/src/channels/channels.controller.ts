@@ -24,6 +24,8 @@ import {
   TestChannelDto,
   UpdateChannelDto,
   UpdateChannelKeyDto,
+  UpstreamModelsDto,
+  UpstreamModelsResult,
 } from './channels.dto.js';
 import { ChannelsService } from './channels.service.js';
 
@@ -64,6 +66,20 @@ export class ChannelsController {
     @Body(arrayBodyPipe(CreateChannelDto, MAX_IMPORT_CHANNELS)) dtos: CreateChannelDto[],
   ): Promise<ChannelPage> {
     return this.channels.import(actor, dtos);
+  }
+
+  @Post('upstream-models')
+  @HttpCode(200)
+  @Roles(...EDITORS)
+  @ApiOperation({
+    summary: "List an upstream's models before the channel is saved",
+    description:
+      "Asks `<baseUrl>/v1/models` with the key given. Answers 200 either way; `ok` tells, and `error` carries the upstream's.",
+  })
+  @ApiOkResponse({ type: UpstreamModelsResult })
+  @ApiValidationErrors()
+  upstreamModels(@Body() dto: UpstreamModelsDto): Promise<UpstreamModelsResult> {
+    return this.channels.upstreamModels(dto);
   }
 
   @Get(':id')
@@ -155,6 +171,19 @@ export class ChannelsController {
     @Body() dto: UpdateChannelKeyDto,
   ): Promise<ChannelKeyResponse> {
     return this.channels.updateKey(actor, id, keyId, dto);
+  }
+
+  @Post(':id/upstream-models')
+  @HttpCode(200)
+  @Roles(...EDITORS)
+  @ApiOperation({
+    summary: "List the models a channel's upstream offers",
+    description: 'Asks `<baseUrl>/v1/models` with the first enabled key. Answers 200 either way.',
+  })
+  @ApiOkResponse({ type: UpstreamModelsResult })
+  @ApiNotFound('channel')
+  upstreamModelsOf(@IdParam() id: number): Promise<UpstreamModelsResult> {
+    return this.channels.upstreamModelsOf(id);
   }
 
   @Post(':id/test')

@@ -1,5 +1,6 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ChannelKind, ChannelStatus } from '@switchyard/db';
+import { ChannelKind, ChannelProvider, ChannelStatus } from '@switchyard/db';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -28,9 +29,9 @@ import {
   NullableOptional,
 } from '../common/validators.js';
 
-const INT_MAX = 2_147_483_647;
 const KINDS = Object.values(ChannelKind);
 const STATUSES = Object.values(ChannelStatus);
+const PROVIDERS = Object.values(ChannelProvider);
 export const MAX_KEYS_PER_CHANNEL = 5000;
 export const MAX_IMPORT_CHANNELS = 1000;
 
@@ -44,7 +45,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   rpm?: number | null;
 
   @ApiPropertyOptional({
@@ -56,7 +57,7 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   tpm?: number | null;
 
   @ApiPropertyOptional({
@@ -68,8 +69,34 @@ export class LimitsDto {
   @NullableOptional()
   @IsInt()
   @Min(1)
-  @Max(INT_MAX)
+  @Max(INT4_MAX)
   concurrency?: number | null;
+}
+
+/** What a provider needs besides its base URL and keys (docs/providers.md). */
+export class ProviderSettingsDto {
+  @ApiPropertyOptional({
+    example: '2023-06-01',
+    description: 'anthropic: the `anthropic-version` header sent upstream',
+  })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'anthropicVersion must be a date like 2023-06-01' })
+  anthropicVersion?: string;
+
+  @ApiPropertyOptional({
+    example: '2024-10-21',
+    description: 'azure: the `api-version` query parameter; deployments come from modelMapping',
+  })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}(-preview)?$/, {
+    message: 'apiVersion must be a date like 2024-10-21, optionally with -preview',
+  })
+  apiVersion?: string;
+
+  @ApiPropertyOptional({ example: 'us-east-1', description: 'bedrock: the AWS region' })
+  @IsOptional()
+  @Matches(/^[a-z]{2}(-[a-z]+)+-\d$/, { message: 'region must be an AWS region like us-east-1' })
+  region?: string;
 }
 
 export class CreateChannelDto {
@@ -86,6 +113,24 @@ export class CreateChannelDto {
   })
   @IsIn(KINDS, { message: `kind must be one of ${KINDS.join(', ')}` })
   kind!: ChannelKind;
+
+  @ApiPropertyOptional({
+    enum: ChannelProvider,
+    enumName: 'ChannelProvider',
+    default: ChannelProvider.openai,
+    description:
+      'The wire format spoken upstream; `openai` is any OpenAI-compatible service. A bedrock key is `ACCESS_KEY_ID:SECRET_ACCESS_KEY`',
+  })
+  @IsOptional()
+  @IsIn(PROVIDERS, { message: `provider must be one of ${PROVIDERS.join(', ')}` })
+  provider?: ChannelProvider;
+
+  @ApiPropertyOptional({ type: ProviderSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProviderSettingsDto)
+  providerSettings?: ProviderSettingsDto;
 
   @ApiProperty({
     example: 'https://relay.example.com',
@@ -180,6 +225,7 @@ export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullPr
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 
@@ -207,6 +253,7 @@ export class UpdateChannelKeyDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version?: number;
 }
 
@@ -258,6 +305,7 @@ export class TestChannelDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   keyId?: number;
 }
 
@@ -284,6 +332,8 @@ export class ChannelResponse {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty({ enum: ChannelKind, enumName: 'ChannelKind' }) kind!: ChannelKind;
+  @ApiProperty({ enum: ChannelProvider, enumName: 'ChannelProvider' }) provider!: ChannelProvider;
+  @ApiProperty({ type: ProviderSettingsDto }) providerSettings!: ProviderSettingsDto;
   @ApiProperty() baseUrl!: string;
   @ApiProperty({ type: [ChannelKeyResponse] }) keys!: ChannelKeyResponse[];
   @ApiProperty({ type: [String] }) models!: string[];
@@ -337,6 +387,26 @@ export class ChannelTestResult {
   @ApiPropertyOptional({ description: "The upstream's reply (when ok)" }) reply?: string;
   @ApiPropertyOptional({ description: 'The model the upstream says answered (when ok)' })
   answeredModel?: string;
+  @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
+  error?: ChannelTestError;
+}
+
+export class UpstreamModelsDto {
+  @ApiProperty({ example: 'https://relay.example.com' })
+  @IsBaseUrl()
+  baseUrl!: string;
+
+  @ApiProperty({ writeOnly: true, description: 'Used for this one request; never stored' })
+  @Matches(/^\S{8,1024}$/, { message: 'key must be 8 to 1024 characters without spaces' })
+  key!: string;
+}
+
+export class UpstreamModelsResult {
+  @ApiProperty() ok!: boolean;
+  @ApiProperty({ type: Number, nullable: true }) status!: number | null;
+  @ApiProperty() latencyMs!: number;
+  @ApiProperty({ type: [String], description: "The ids of the upstream's `/v1/models`, sorted" })
+  models!: string[];
   @ApiPropertyOptional({ type: ChannelTestError, description: 'What went wrong (when not ok)' })
   error?: ChannelTestError;
 }

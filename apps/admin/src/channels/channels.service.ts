@@ -26,6 +26,8 @@ import {
   type TestChannelDto,
   type UpdateChannelDto,
   type UpdateChannelKeyDto,
+  type UpstreamModelsDto,
+  type UpstreamModelsResult,
 } from './channels.dto.js';
 
 const DEFAULT_GROUPS = ['default'];
@@ -221,6 +223,19 @@ export class ChannelsService {
     return { ...outcome, model, upstreamModel, keyId: key.id };
   }
 
+  /** The models an upstream offers, for a channel not saved yet. */
+  upstreamModels(dto: UpstreamModelsDto): Promise<UpstreamModelsResult> {
+    return this.tester.listModels({ baseUrl: normalizeBaseUrl(dto.baseUrl), secret: dto.key });
+  }
+
+  /** The models a saved channel's upstream offers, asked with its first enabled key. */
+  async upstreamModelsOf(id: number): Promise<UpstreamModelsResult> {
+    const channel = await this.existing(id);
+    const key = channel.keys.find((k) => k.status === 'enabled') ?? channel.keys[0];
+    if (!key) throw new ApiError('conflict', `Channel ${id} has no key to ask with`);
+    return this.tester.listModels({ baseUrl: channel.baseUrl, secret: this.unseal(key) });
+  }
+
   /** Re-encrypts every upstream key under the first of `SECRET_KEYS` (key rotation). */
   async resealAll(actor: Actor): Promise<ResealReport> {
     const report: ResealReport = { keys: 0, resealed: 0 };
@@ -259,6 +274,8 @@ export class ChannelsService {
     const fields: ChannelFields = {
       name: dto.name.trim(),
       kind: dto.kind,
+      provider: dto.provider ?? 'openai',
+      providerSettings: { ...dto.providerSettings },
       baseUrl: normalizeBaseUrl(dto.baseUrl),
       models: dto.models,
       modelMapping: dto.modelMapping ?? {},
@@ -282,6 +299,7 @@ export class ChannelsService {
         details: {
           name: channel.name,
           kind: channel.kind,
+          provider: channel.provider,
           baseUrl: channel.baseUrl,
           models: channel.models,
           groups: channel.groups,
@@ -299,6 +317,10 @@ export class ChannelsService {
     return {
       ...(dto.name !== undefined ? { name: dto.name.trim() } : {}),
       ...(dto.kind !== undefined ? { kind: dto.kind } : {}),
+      ...(dto.provider !== undefined ? { provider: dto.provider } : {}),
+      ...(dto.providerSettings !== undefined
+        ? { providerSettings: { ...dto.providerSettings } }
+        : {}),
       ...(dto.baseUrl !== undefined ? { baseUrl: normalizeBaseUrl(dto.baseUrl) } : {}),
       ...(dto.models !== undefined ? { models: dto.models } : {}),
       ...(dto.modelMapping !== undefined ? { modelMapping: dto.modelMapping } : {}),
@@ -449,6 +471,8 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
     id: channel.id,
     name: channel.name,
     kind: channel.kind,
+    provider: channel.provider,
+    providerSettings: mappingOf(channel.providerSettings),
     baseUrl: channel.baseUrl,
     keys: channel.keys.map(toKeyResponse),
     models: channel.models,

@@ -121,6 +121,41 @@ describe('channels', () => {
     });
   });
 
+  it('records the provider a channel speaks and its settings; openai by default', async () => {
+    const plain = await create();
+    expect(plain).toMatchObject({ provider: 'openai', providerSettings: {} });
+    const anthropic = await create({
+      provider: 'anthropic',
+      providerSettings: { anthropicVersion: '2023-06-01' },
+    });
+    expect(anthropic).toMatchObject({
+      provider: 'anthropic',
+      providerSettings: { anthropicVersion: '2023-06-01' },
+    });
+    const updated = await api
+      .patch(`/api/channels/${anthropic.id}`, {
+        version: anthropic.version,
+        provider: 'bedrock',
+        providerSettings: { region: 'eu-west-1' },
+      })
+      .expect(200);
+    expect(updated.body).toMatchObject({
+      provider: 'bedrock',
+      providerSettings: { region: 'eu-west-1' },
+    });
+    const bad = await api
+      .post(
+        '/api/channels',
+        channelBody({ provider: 'cohere', providerSettings: { region: 'moon', extra: 1 } }),
+      )
+      .expect(400);
+    expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual([
+      'provider',
+      'providerSettings.extra',
+      'providerSettings.region',
+    ]);
+  });
+
   it('lists with paging and filters by status, model (exact or * prefix), group, kind and name', async () => {
     const group = `g-${randomSuffix()}`;
     const a = await create({ name: 'alpha one', groups: [group], models: ['gpt-4o'], priority: 3 });

@@ -9,7 +9,14 @@ import {
 import { CurrentActor, EDITORS, READERS, Roles } from '../auth/access.decorators.js';
 import { type Actor } from '../common/actor.js';
 import { ApiNotFound, ApiValidationErrors } from '../common/api-docs.js';
-import { ListPricesQuery, PricePage, PutPricesDto, PutPricesResult } from './prices.dto.js';
+import {
+  ListPricesQuery,
+  ListUnpricedQuery,
+  PricePage,
+  PutPricesDto,
+  PutPricesResult,
+  UnpricedModelPage,
+} from './prices.dto.js';
 import { PricesService } from './prices.service.js';
 
 @ApiTags('prices')
@@ -23,6 +30,19 @@ export class PricesController {
   @ApiOkResponse({ type: PricePage })
   list(@Query() query: ListPricesQuery): Promise<PricePage> {
     return this.prices.list(query);
+  }
+
+  @Get('unpriced')
+  @Roles(...READERS)
+  @ApiOperation({
+    summary: 'List models used without a price',
+    description:
+      'Models clients used in the last `days` days (from the daily usage roll-ups, refreshed every few minutes) that no price matches. Metering billed them at the default price (DEFAULT_MODEL_PRICE); with UNPRICED_MODELS=refuse the edge refuses them to tokens with a quota.',
+  })
+  @ApiOkResponse({ type: UnpricedModelPage })
+  @ApiValidationErrors()
+  listUnpriced(@Query() query: ListUnpricedQuery): Promise<UnpricedModelPage> {
+    return this.prices.listUnpriced(query);
   }
 
   @Put()

@@ -56,6 +56,37 @@ export class PutPricesDto {
 
 export class ListPricesQuery extends PageQuery {}
 
+export class ListUnpricedQuery extends PageQuery {
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: 366,
+    default: 30,
+    description: 'Days of usage to look at, today included',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(366)
+  days: number = 30;
+}
+
+export class UnpricedModel {
+  @ApiProperty({ example: 'my-new-model', description: 'Model name as clients requested it' })
+  model!: string;
+
+  @ApiProperty({ description: 'Successful requests in the period, billed at the default price' })
+  requests!: number;
+
+  @ApiProperty({ description: 'What they cost, in micro-dollars (DEFAULT_MODEL_PRICE applied)' })
+  cost!: number;
+
+  @ApiProperty({ example: '2026-01-31', description: 'Last day (UTC) the model was used' })
+  lastUsedOn!: string;
+}
+
+export class UnpricedModelPage extends PageOf(UnpricedModel) {}
+
 export class PriceResponse extends PriceDto {
   @ApiProperty() updatedAt!: Date;
 }

@@ -2,6 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService, type ModelPrice } from '@switchyard/db';
 import { type Db } from '../common/db.js';
 
+export interface UnpricedRow {
+  model: string;
+  requests: bigint;
+  cost: bigint;
+  lastUsedOn: string;
+}
+
 export interface PriceRow {
   model: string;
   inputPrice: number;
@@ -25,6 +32,33 @@ export class PricesRepository {
       this.prisma.modelPrice.count(),
     ]);
     return { rows, total };
+  }
+
+  /**
+   * Models used in the last `days` days (daily roll-ups) that no price matches, exactly or
+   * by a `prefix*` entry, as metering prices them; most used first. A gateway serves a few
+   * hundred models at most, so the page is cut here rather than counted twice in SQL.
+   */
+  async listUnpriced(
+    days: number,
+    page: { skip: number; take: number },
+  ): Promise<{ rows: UnpricedRow[]; total: number }> {
+    const rows = await this.prisma.$queryRaw<UnpricedRow[]>`
+      SELECT u.model,
+             sum(u.requests - u.failures)::bigint AS requests,
+             sum(u.cost)::bigint AS cost,
+             to_char(max(u.day), 'YYYY-MM-DD') AS "lastUsedOn"
+        FROM "UsageDaily" u
+       WHERE u.day > (now() AT TIME ZONE 'UTC')::date - ${days}::int
+         AND NOT EXISTS (
+               SELECT 1 FROM "ModelPrice" p
+                WHERE p.model = u.model
+                   OR (length(p.model) > 1 AND right(p.model, 1) = '*'
+                       AND starts_with(u.model, left(p.model, -1))))
+       GROUP BY u.model
+      HAVING sum(u.requests - u.failures) > 0
+       ORDER BY requests DESC, u.model ASC`;
+    return { rows: rows.slice(page.skip, page.skip + page.take), total: rows.length };
   }
 
   async upsert(db: Db, price: PriceRow): Promise<void> {

@@ -8,7 +8,9 @@ import { ChangeEvents } from '../events/change-events.js';
 import { PricesRepository } from './prices.repository.js';
 import {
   type ListPricesQuery,
+  type ListUnpricedQuery,
   type PriceResponse,
+  type UnpricedModel,
   type PutPricesDto,
   type PutPricesResult,
 } from './prices.dto.js';
@@ -25,6 +27,20 @@ export class PricesService {
   async list(query: ListPricesQuery): Promise<Page<PriceResponse>> {
     const { rows, total } = await this.prices.listByModel(skipTake(query));
     return { items: rows.map(toPriceResponse), total };
+  }
+
+  /** Models clients used that have no price: metering billed them at DEFAULT_MODEL_PRICE. */
+  async listUnpriced(query: ListUnpricedQuery): Promise<Page<UnpricedModel>> {
+    const { rows, total } = await this.prices.listUnpriced(query.days, skipTake(query));
+    return {
+      items: rows.map((row) => ({
+        model: row.model,
+        requests: Number(row.requests),
+        cost: Number(row.cost),
+        lastUsedOn: row.lastUsedOn,
+      })),
+      total,
+    };
   }
 
   async put(actor: Actor, dto: PutPricesDto): Promise<PutPricesResult> {

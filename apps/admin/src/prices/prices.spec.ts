@@ -110,3 +110,81 @@ describe('prices', () => {
     expect(twice.body.error.fields[0].field).toBe('items');
   });
 });
+
+describe('prices: models used without a price', () => {
+  let h: AdminHarness;
+  let api: ReturnType<AdminHarness['api']>;
+  let viewer: ReturnType<AdminHarness['api']>;
+
+  beforeAll(async () => {
+    h = await AdminHarness.start({ name: 'unpriced' });
+    api = h.api((await h.session('admin')).token);
+    viewer = h.api((await h.session('viewer')).token);
+  });
+
+  afterAll(async () => {
+    await h.close();
+  });
+
+  /** A day of usage as metering's roll-up writes it; `daysAgo` 0 is today (UTC). */
+  const used = (model: string, daysAgo: number, requests: number, failures = 0, cost = 0) =>
+    query(
+      h.databaseUrl,
+      `INSERT INTO "UsageDaily" (day, "tokenId", "channelId", model, requests, failures,
+                                 "promptTokens", "completionTokens", cost)
+       VALUES ((now() AT TIME ZONE 'UTC')::date - $2::int, 0, 0, $1, $3, $4, 0, 0, $5)`,
+      [model, daysAgo, requests, failures, cost],
+    );
+
+  it('lists the models used in the period that no price matches, most used first', async () => {
+    const tag = randomSuffix();
+    const name = (model: string) => `${model}-${tag}`;
+    await api
+      .put('/api/prices', {
+        items: [
+          { model: name('priced'), inputPrice: 1, outputPrice: 1 },
+          { model: `${name('family')}*`, inputPrice: 1, outputPrice: 1 },
+        ],
+      })
+      .expect(200);
+    await used(name('priced'), 0, 5);
+    await used(`${name('family')}-mini`, 1, 5);
+    await used(name('popular'), 0, 7, 1, 4_200);
+    await used(name('popular'), 3, 2, 0, 1_000);
+    await used(name('rare'), 2, 1);
+    await used(name('refused-only'), 0, 3, 3);
+    await used(name('long-ago'), 40, 9);
+
+    const mine = (body: { items: { model: string }[] }) =>
+      body.items.filter((item) => item.model.endsWith(tag));
+    const { body } = await viewer.get('/api/prices/unpriced?pageSize=100').expect(200);
+    expect(mine(body)).toEqual([
+      { model: name('popular'), requests: 8, cost: 5_200, lastUsedOn: expect.any(String) },
+      { model: name('rare'), requests: 1, cost: 0, lastUsedOn: expect.any(String) },
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(mine(body)[0]).toMatchObject({ lastUsedOn: today });
+
+    const wider = await api.get('/api/prices/unpriced?days=60&pageSize=100').expect(200);
+    expect(mine(wider.body).map((item: { model: string }) => item.model)).toContain(
+      name('long-ago'),
+    );
+    const narrow = await api.get('/api/prices/unpriced?days=1&pageSize=100').expect(200);
+    expect(mine(narrow.body).map((item: { model: string }) => item.model)).toEqual([
+      name('popular'),
+    ]);
+
+    // Pricing a model takes it off the list.
+    await api
+      .put('/api/prices', { items: [{ model: name('popular'), inputPrice: 1, outputPrice: 1 }] })
+      .expect(200);
+    const after = await api.get('/api/prices/unpriced?pageSize=100').expect(200);
+    expect(mine(after.body).map((item: { model: string }) => item.model)).toEqual([name('rare')]);
+  });
+
+  it('names a bad period', async () => {
+    const bad = await api.get('/api/prices/unpriced?days=0').expect(400);
+    expect(bad.body.error.fields[0].field).toBe('days');
+    await h.api('').get('/api/prices/unpriced').expect(401);
+  });
+});

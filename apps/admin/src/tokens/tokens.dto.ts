@@ -1,3 +1,4 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -116,6 +117,7 @@ export class UpdateTokenDto extends PartialType(CreateTokenDto, { skipNullProper
   @ApiProperty({ description: 'The version read; a stale one gets 409 `version_conflict`' })
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   version!: number;
 }
 

@@ -1,3 +1,4 @@
+import { INT4_MAX } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
@@ -13,6 +14,7 @@ class UsageFilterQuery extends PageQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   tokenId?: number;
 
   @ApiPropertyOptional()
@@ -20,6 +22,7 @@ class UsageFilterQuery extends PageQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   channelId?: number;
 
   @ApiPropertyOptional({ description: 'The model the client asked for' })
@@ -64,6 +67,7 @@ export class UsageSummaryQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   tokenId?: number;
 
   @ApiPropertyOptional()
@@ -71,6 +75,7 @@ export class UsageSummaryQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(INT4_MAX)
   channelId?: number;
 }
 

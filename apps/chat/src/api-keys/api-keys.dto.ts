@@ -8,6 +8,7 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
+import { Optional } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const KEY = /^\S+$/;
@@ -50,18 +51,18 @@ export class CreateApiKeyDto {
 
 export class UpdateApiKeyDto {
   @ApiPropertyOptional({ enum: PLATFORMS })
-  @IsOptional()
+  @Optional()
   @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
   platform?: PlatformName;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(2048)
   address?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @trim
   @IsString()
   @Length(1, 512, { message: KEY_MESSAGE })
@@ -69,12 +70,12 @@ export class UpdateApiKeyDto {
   key?: string;
 
   @ApiPropertyOptional({ enum: PURPOSES })
-  @IsOptional()
+  @Optional()
   @IsIn(PURPOSES, { message: PURPOSE_MESSAGE })
   purpose?: PurposeName;
 
   @ApiPropertyOptional({ description: 'Disabled records take no part in round-robin (seed §3)' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   enabled?: boolean;
 }

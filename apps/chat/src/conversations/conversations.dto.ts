@@ -1,7 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 import { MODEL_NAME } from '../common/platform.js';
+import { Optional } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const MODEL_MESSAGE = 'model must be a model name';
@@ -18,21 +29,39 @@ export class CreateConversationDto {
   @IsString()
   @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
   model!: string;
+
+  @ApiPropertyOptional({ type: [Number], description: 'MCP servers enabled here' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(2 ** 31 - 1, { each: true })
+  mcpServerIds?: number[];
 }
 
 export class UpdateConversationDto {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @Optional()
   @trim
   @IsString()
   @Length(1, 200)
   title?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
   model?: string;
+
+  @ApiPropertyOptional({ type: [Number], description: 'MCP servers enabled here' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(2 ** 31 - 1, { each: true })
+  mcpServerIds?: number[];
 }
 
 export class ListConversationsQuery {
@@ -41,6 +70,7 @@ export class ListConversationsQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(1_000_000)
   page?: number;
 
   @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 200 })
@@ -71,6 +101,7 @@ export class ConversationResponse {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() title!: string;
   @ApiProperty() model!: string;
+  @ApiProperty({ type: [Number] }) mcpServerIds!: number[];
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
@@ -95,6 +126,12 @@ export class MessageResponse {
     'complete' | 'partial' | 'failed';
   @ApiProperty({ type: String, nullable: true, description: 'Why the reply is partial or failed' })
   errorCode!: string | null;
+  @ApiProperty({
+    type: [Object],
+    description:
+      'Tool calls that led to the reply: server, tool or uri, arguments, result or error, duration',
+  })
+  toolSteps!: object[];
   @ApiProperty({ type: TokenUsage }) usage!: TokenUsage;
   @ApiProperty() createdAt!: string;
 }

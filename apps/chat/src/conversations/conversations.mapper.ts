@@ -6,6 +6,7 @@ export function toConversation(conversation: Conversation): ConversationResponse
     id: conversation.id,
     title: conversation.title,
     model: conversation.model,
+    mcpServerIds: conversation.mcpServerIds,
     createdAt: conversation.createdAt.toISOString(),
     updatedAt: conversation.updatedAt.toISOString(),
   };
@@ -20,6 +21,7 @@ export function toMessage(message: Message): MessageResponse {
     model: message.model,
     status: message.status,
     errorCode: message.errorCode,
+    toolSteps: Array.isArray(message.toolSteps) ? (message.toolSteps as object[]) : [],
     usage: { promptTokens: message.promptTokens, completionTokens: message.completionTokens },
     createdAt: message.createdAt.toISOString(),
   };

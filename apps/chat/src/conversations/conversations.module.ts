@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { RecordRotation } from '../api-keys/record-rotation.js';
+import { McpModule } from '../mcp/mcp.module.js';
 import { ModelsModule } from '../models/models.module.js';
+import { ToolLoopService } from '../tools/tool-loop.service.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
 import { ConversationsController } from './conversations.controller.js';
 import { ConversationsRepository } from './conversations.repository.js';
@@ -9,13 +11,14 @@ import { ConversationsService } from './conversations.service.js';
 import { MessagesService } from './messages.service.js';
 
 @Module({
-  imports: [ModelsModule, ApiKeysModule],
+  imports: [ModelsModule, ApiKeysModule, McpModule],
   controllers: [ConversationsController],
   providers: [
     ConversationsRepository,
     ConversationsService,
     MessagesService,
     RecordRotation,
+    ToolLoopService,
     UpstreamClient,
   ],
 })

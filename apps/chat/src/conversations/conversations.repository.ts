@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import {
   MessageRole,
   MessageStatus,
+  Prisma,
   PrismaService,
   type Conversation,
   type Message,
@@ -18,6 +19,8 @@ export interface AssistantReply {
   model: string;
   content: string;
   imageUrls: string[];
+  /** The tool steps that led to the reply (docs/tools.md). */
+  toolSteps: object[];
   status: MessageStatus;
   errorCode: string | null;
   promptTokens: number;
@@ -27,10 +30,6 @@ export interface AssistantReply {
 @Injectable()
 export class ConversationsRepository {
   constructor(private readonly prisma: PrismaService) {}
-
-  createConversation(userId: number, title: string, model: string): Promise<Conversation> {
-    return this.prisma.conversation.create({ data: { userId, title, model } });
-  }
 
   /** The user's conversations, most recently active first. */
   async listConversations(userId: number, skip: number, take: number): Promise<ConversationPage> {
@@ -51,10 +50,19 @@ export class ConversationsRepository {
     return this.prisma.conversation.findFirst({ where: { id, userId } });
   }
 
+  createConversation(
+    userId: number,
+    title: string,
+    model: string,
+    mcpServerIds: number[],
+  ): Promise<Conversation> {
+    return this.prisma.conversation.create({ data: { userId, title, model, mcpServerIds } });
+  }
+
   async updateOwned(
     id: string,
     userId: number,
-    fields: { title?: string; model?: string },
+    fields: { title?: string; model?: string; mcpServerIds?: number[] },
   ): Promise<Conversation | null> {
     const { count } = await this.prisma.conversation.updateMany({
       where: { id, userId },
@@ -120,10 +128,16 @@ export class ConversationsRepository {
           completionTokens: { increment: reply.completionTokens },
         },
       });
-    const { userId: _userId, ...fields } = reply;
+    const { userId: _userId, toolSteps, ...fields } = reply;
     try {
       const [message] = await this.prisma.$transaction([
-        this.prisma.message.create({ data: { ...fields, role: MessageRole.assistant } }),
+        this.prisma.message.create({
+          data: {
+            ...fields,
+            toolSteps: toolSteps as Prisma.InputJsonValue,
+            role: MessageRole.assistant,
+          },
+        }),
         this.prisma.conversation.update({
           where: { id: reply.conversationId },
           data: { updatedAt: new Date() },

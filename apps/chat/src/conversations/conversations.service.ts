@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type Conversation } from '@switchyard/db';
 import { type Principal } from '../auth/principal.js';
+import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { ModelsService } from '../models/models.service.js';
 import {
   type ConversationPageResponse,
@@ -26,14 +27,18 @@ export class ConversationsService {
   constructor(
     private readonly conversations: ConversationsRepository,
     private readonly models: ModelsService,
+    private readonly mcpServers: McpServersService,
   ) {}
 
   async create(principal: Principal, dto: CreateConversationDto): Promise<ConversationResponse> {
     const model = await this.models.resolveForUse(principal, dto.model);
+    const mcpServerIds = [...new Set(dto.mcpServerIds ?? [])];
+    await this.mcpServers.assertSelectable(mcpServerIds);
     const conversation = await this.conversations.createConversation(
       principal.id,
       dto.title ?? DEFAULT_TITLE,
       model.name,
+      mcpServerIds,
     );
     return toConversation(conversation);
   }
@@ -63,7 +68,12 @@ export class ConversationsService {
   ): Promise<ConversationResponse> {
     await this.findOwned(principal, id);
     if (dto.model !== undefined) await this.models.resolveForUse(principal, dto.model);
-    const updated = await this.conversations.updateOwned(id, principal.id, dto);
+    const fields = { ...dto };
+    if (dto.mcpServerIds !== undefined) {
+      fields.mcpServerIds = [...new Set(dto.mcpServerIds)];
+      await this.mcpServers.assertSelectable(fields.mcpServerIds);
+    }
+    const updated = await this.conversations.updateOwned(id, principal.id, fields);
     if (!updated) throw conversationNotFound(id);
     return toConversation(updated);
   }

@@ -6,7 +6,9 @@ import { type FastifyReply } from 'fastify';
 // back-pressure. A comment line every few seconds keeps proxies from closing a stream
 // that waits on a slow upstream.
 
-export type ReplyEvent = 'delta' | 'image' | 'done' | 'error';
+/** `tools`, `tool_call` and `tool_result` carry the tool loop's steps (docs/tools.md). */
+export type ReplyEvent =
+  'delta' | 'image' | 'tools' | 'tool_call' | 'tool_result' | 'done' | 'error';
 
 export interface EventSink {
   /** Aborted when the browser goes away before the stream ended. */

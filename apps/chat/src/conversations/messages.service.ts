@@ -6,8 +6,15 @@ import { Counter, Registry } from '@switchyard/observability';
 import { RecordRotation } from '../api-keys/record-rotation.js';
 import { type Principal } from '../auth/principal.js';
 import { ModelsService, type UsableModel } from '../models/models.service.js';
+import { MAX_TOOL_STEPS, ToolLoopService, type ModelTurn } from '../tools/tool-loop.service.js';
+import { type ToolStep } from '../tools/tool-step.js';
 import { IdleWatchdog } from '../upstream/idle-watchdog.js';
-import { UpstreamClient, type ChatTurn } from '../upstream/upstream-client.js';
+import {
+  UpstreamClient,
+  type ChatTurn,
+  type ModelMessage,
+  type ModelTool,
+} from '../upstream/upstream-client.js';
 import {
   classifyUpstreamError,
   describeFailure,
@@ -33,6 +40,8 @@ export interface PreparedMessage {
   targets: UpstreamTarget[];
   /** The conversation so far, ending with the new user message. */
   turns: ChatTurn[];
+  /** The MCP servers the conversation enabled (used when the model has a tool mode). */
+  mcpServerIds: number[];
 }
 
 interface Outcome {
@@ -40,6 +49,20 @@ interface Outcome {
   imageUrls: string[];
   usage: { promptTokens: number; completionTokens: number } | null;
   failure: { failure: UpstreamFailure; target: UpstreamTarget } | null;
+  toolSteps: ToolStep[];
+  /** The tool loop stopped at its limit (docs/tools.md). */
+  toolLimitReached: boolean;
+}
+
+function emptyOutcome(): Outcome {
+  return {
+    content: '',
+    imageUrls: [],
+    usage: null,
+    failure: null,
+    toolSteps: [],
+    toolLimitReached: false,
+  };
 }
 
 type AttemptEnd = 'timeout' | 'cancelled';
@@ -54,6 +77,7 @@ export class MessagesService {
     private readonly models: ModelsService,
     private readonly rotation: RecordRotation,
     private readonly upstream: UpstreamClient,
+    private readonly toolLoop: ToolLoopService,
     private readonly env: ChatEnv,
     registry: Registry,
   ) {
@@ -86,7 +110,14 @@ export class MessagesService {
         : [],
     );
     turns.push({ role: 'user', content: dto.content });
-    return { userId: principal.id, conversationId, model, targets, turns };
+    return {
+      userId: principal.id,
+      conversationId,
+      model,
+      targets,
+      turns,
+      mcpServerIds: conversation.mcpServerIds,
+    };
   }
 
   /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
@@ -95,7 +126,9 @@ export class MessagesService {
       const outcome =
         prepared.model.purpose === 'drawing'
           ? await this.draw(prepared, sink)
-          : await this.converse(prepared, sink);
+          : prepared.model.toolMode !== 'off' && prepared.mcpServerIds.length > 0
+            ? await this.converseWithTools(prepared, prepared.model.toolMode, sink)
+            : await this.converse(prepared, sink);
       await this.finish(prepared, outcome, sink);
     } catch (error) {
       this.logger.error({
@@ -113,19 +146,63 @@ export class MessagesService {
   }
 
   private async converse(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
-    const outcome: Outcome = { content: '', imageUrls: [], usage: null, failure: null };
+    const outcome = emptyOutcome();
+    await this.callModel(prepared, prepared.turns, undefined, sink, outcome);
+    return outcome;
+  }
+
+  private async converseWithTools(
+    prepared: PreparedMessage,
+    mode: 'native' | 'prompt',
+    sink: EventSink,
+  ): Promise<Outcome> {
+    const outcome = emptyOutcome();
+    const result = await this.toolLoop.run(
+      mode,
+      prepared.mcpServerIds,
+      prepared.turns,
+      sink,
+      (messages, tools) => this.callModel(prepared, messages, tools, sink, outcome),
+    );
+    outcome.toolSteps = result.steps;
+    outcome.toolLimitReached = result.limitReached;
+    return outcome;
+  }
+
+  /**
+   * One model call, over the records in turn: streams its text to the browser and adds
+   * its text, usage and failure to `outcome`.
+   */
+  private async callModel(
+    prepared: PreparedMessage,
+    messages: ModelMessage[],
+    tools: ModelTool[] | undefined,
+    sink: EventSink,
+    outcome: Outcome,
+  ): Promise<ModelTurn> {
+    const turn: ModelTurn = { content: '', toolCalls: [], failed: false };
+    let usage: Outcome['usage'] = null;
     for (const target of prepared.targets) {
+      const calls: ModelTurn['toolCalls'] = [];
       const call = async (signal: AbortSignal, touch: () => void) => {
         const pieces = await this.upstream.streamChat(
           target,
           prepared.model.name,
-          prepared.turns,
+          messages,
           signal,
+          tools,
         );
         for await (const piece of pieces) {
           touch();
-          if (piece.usage) outcome.usage = piece.usage;
+          if (piece.usage) usage = piece.usage;
+          for (const delta of piece.toolCalls) {
+            const entry = (calls[delta.index] ??= { id: '', name: '', arguments: '' });
+            if (delta.id) entry.id = delta.id;
+            if (delta.name) entry.name = delta.name;
+            if (delta.arguments) entry.arguments += delta.arguments;
+          }
           if (piece.content !== '') {
+            turn.content += piece.content;
             outcome.content += piece.content;
             await sink.send('delta', { content: piece.content });
           }
@@ -133,14 +210,23 @@ export class MessagesService {
       };
       const failure = await this.attempt(prepared, target, sink, call);
       outcome.failure = failure ? { failure, target } : null;
+      turn.failed = failure !== null;
+      turn.toolCalls = calls.filter((entry) => entry !== undefined);
       // Once text has reached the browser, another record would start the answer again.
-      if (!failure || outcome.content !== '' || !isRetryable(failure)) break;
+      if (!failure || turn.content !== '' || !isRetryable(failure)) break;
     }
-    return outcome;
+    const spent = usage as Outcome['usage'];
+    if (spent) {
+      outcome.usage = {
+        promptTokens: (outcome.usage?.promptTokens ?? 0) + spent.promptTokens,
+        completionTokens: (outcome.usage?.completionTokens ?? 0) + spent.completionTokens,
+      };
+    }
+    return turn;
   }
 
   private async draw(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
-    const outcome: Outcome = { content: '', imageUrls: [], usage: null, failure: null };
+    const outcome = emptyOutcome();
     const prompt = prepared.turns.at(-1)?.content ?? '';
     for (const target of prepared.targets) {
       // The answer is one JSON body: the watchdog bounds the wait for all of it.
@@ -228,7 +314,12 @@ export class MessagesService {
           outcome.failure.target.address,
           this.upstream.timeoutMs,
         )
-      : null;
+      : outcome.toolLimitReached
+        ? {
+            code: 'tool_step_limit' satisfies ApiErrorCode,
+            message: `The model still called tools after ${MAX_TOOL_STEPS} rounds of tool calls; stopped there`,
+          }
+        : null;
     const status = !error
       ? MessageStatus.complete
       : served
@@ -241,6 +332,7 @@ export class MessagesService {
       model: prepared.model.name,
       content: outcome.content,
       imageUrls: outcome.imageUrls,
+      toolSteps: outcome.toolSteps,
       status,
       errorCode: error?.code ?? null,
       ...usage,
@@ -252,7 +344,7 @@ export class MessagesService {
       await sink.send('error', {
         code: error.code,
         message: error.message,
-        address: outcome.failure?.target.address,
+        ...(outcome.failure ? { address: outcome.failure.target.address } : {}),
         messageId,
       });
     }

@@ -8,6 +8,13 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
+import { Optional } from '@switchyard/service';
+
+export const TOOL_MODES = ['off', 'native', 'prompt'] as const;
+export type ToolModeName = (typeof TOOL_MODES)[number];
+const TOOL_MODE_MESSAGE = `toolMode must be one of ${TOOL_MODES.join(', ')}`;
+const TOOL_MODE_ABOUT =
+  'How the model reaches MCP tools: native (the tools parameter), prompt (definitions in the system prompt) or off';
 
 const NAME_MESSAGE = 'name must be a model name of up to 128 letters, digits and . _ : / @ + -';
 
@@ -34,29 +41,39 @@ export class CreateModelDto {
   @IsOptional()
   @IsBoolean()
   open?: boolean;
+
+  @ApiPropertyOptional({ enum: TOOL_MODES, default: 'off', description: TOOL_MODE_ABOUT })
+  @IsOptional()
+  @IsIn(TOOL_MODES, { message: TOOL_MODE_MESSAGE })
+  toolMode?: ToolModeName;
 }
 
 export class UpdateModelDto {
   @ApiPropertyOptional({ enum: PLATFORMS })
-  @IsOptional()
+  @Optional()
   @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
   platform?: PlatformName;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(MODEL_NAME, { message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional({ enum: PURPOSES })
-  @IsOptional()
+  @Optional()
   @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
   purpose?: PurposeName;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   open?: boolean;
+
+  @ApiPropertyOptional({ enum: TOOL_MODES, description: TOOL_MODE_ABOUT })
+  @IsOptional()
+  @IsIn(TOOL_MODES, { message: TOOL_MODE_MESSAGE })
+  toolMode?: ToolModeName;
 }
 
 export class ModelResponse {
@@ -65,6 +82,7 @@ export class ModelResponse {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
   @ApiProperty() open!: boolean;
+  @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
@@ -74,6 +92,7 @@ export class VisibleModelResponse {
   @ApiProperty() name!: string;
   @ApiProperty({ enum: PLATFORMS }) platform!: PlatformName;
   @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
+  @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
 }
 
 export class FromLinkDto {

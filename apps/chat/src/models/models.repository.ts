@@ -1,11 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type ChatModel, type ModelPurpose, type Platform } from '@switchyard/db';
+import {
+  PrismaService,
+  type ChatModel,
+  type ModelPurpose,
+  type Platform,
+  type ToolMode,
+} from '@switchyard/db';
 
 export interface ModelFields {
   platform?: Platform;
   name?: string;
   purpose?: ModelPurpose;
   open?: boolean;
+  toolMode?: ToolMode;
 }
 
 @Injectable()

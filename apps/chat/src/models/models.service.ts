@@ -9,6 +9,7 @@ import {
   type CreateModelDto,
   type FromLinkResponse,
   type ModelResponse,
+  type ToolModeName,
   type UpdateModelDto,
   type VisibleModelResponse,
 } from './models.dto.js';
@@ -18,6 +19,7 @@ import { ModelsRepository } from './models.repository.js';
 export interface UsableModel {
   name: string;
   purpose: PurposeName;
+  toolMode: ToolModeName;
 }
 
 function toModel(model: ChatModel): ModelResponse {
@@ -27,6 +29,7 @@ function toModel(model: ChatModel): ModelResponse {
     name: model.name,
     purpose: model.purpose,
     open: model.open,
+    toolMode: model.toolMode,
     createdAt: model.createdAt.toISOString(),
     updatedAt: model.updatedAt.toISOString(),
   };
@@ -39,7 +42,12 @@ function byPurpose(a: ChatModel, b: ChatModel): number {
 }
 
 function toVisible(model: ChatModel): VisibleModelResponse {
-  return { name: model.name, platform: model.platform, purpose: model.purpose };
+  return {
+    name: model.name,
+    platform: model.platform,
+    purpose: model.purpose,
+    toolMode: model.toolMode,
+  };
 }
 
 @Injectable()
@@ -72,7 +80,7 @@ export class ModelsService {
         `You may not use the model "${name}": ask an administrator to open it or to give you permission`,
       );
     }
-    return { name: model.name, purpose: model.purpose };
+    return { name: model.name, purpose: model.purpose, toolMode: model.toolMode };
   }
 
   fromLink(link: string): FromLinkResponse {
@@ -97,6 +105,7 @@ export class ModelsService {
         platform: dto.platform ?? 'openai',
         purpose: dto.purpose ?? 'chat',
         open: dto.open ?? false,
+        toolMode: dto.toolMode ?? 'off',
       });
       this.logger.log({ message: 'model added', model: model.name, open: model.open });
       return toModel(model);

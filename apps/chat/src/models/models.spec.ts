@@ -53,7 +53,12 @@ describe('models', () => {
     expect(granted.body.modelPermissions).toEqual(['gpt-4-all', 'dall-e-3']);
     expect(await visibleTo(user.token)).toEqual(['gpt-4-all', 'gpt-4o', 'dall-e-3']);
     const models = (await chat.api.get('/api/models').set(bearer(user.token)).expect(200)).body;
-    expect(models).toContainEqual({ name: 'dall-e-3', platform: 'openai', purpose: 'drawing' });
+    expect(models).toContainEqual({
+      name: 'dall-e-3',
+      platform: 'openai',
+      purpose: 'drawing',
+      toolMode: 'off',
+    });
 
     await chat.api
       .patch(`/api/admin/users/${user.id}`)
@@ -118,6 +123,25 @@ describe('models', () => {
       .send({ name: 'x', purpose: 'video' })
       .expect(400);
     await chat.api.post('/api/admin/models').set(admin).send({ name: 'has space' }).expect(400);
+  });
+
+  it('sets how a model reaches tools: off by default, native or prompt, nothing else', async () => {
+    const model = await addModel({ name: 'tool-user' });
+    expect(model).toMatchObject({ toolMode: 'off' });
+    const changed = await chat.api
+      .patch(`/api/admin/models/${model.id}`)
+      .set(admin)
+      .send({ toolMode: 'prompt' })
+      .expect(200);
+    expect(changed.body.toolMode).toBe('prompt');
+    const refused = await chat.api
+      .post('/api/admin/models')
+      .set(admin)
+      .send({ name: 'tool-user-2', toolMode: 'always' })
+      .expect(400);
+    expect(refused.body.error.fields).toEqual([
+      { field: 'toolMode', message: 'toolMode must be one of off, native, prompt' },
+    ]);
   });
 
   it('deletes a model; a missing one is 404', async () => {

@@ -11,8 +11,21 @@ export interface ChatTurn {
   content: string;
 }
 
+/** Any message the loop sends: also system prompts, tool calls and tool results. */
+export type ModelMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ModelTool = OpenAI.Chat.Completions.ChatCompletionTool;
+
+/** A piece of a streamed tool call: the first names it, later ones add argument text. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
 export interface StreamedPiece {
   content: string;
+  toolCalls: ToolCallDelta[];
   usage: { promptTokens: number; completionTokens: number } | null;
 }
 
@@ -51,11 +64,18 @@ export class UpstreamClient {
   async streamChat(
     target: UpstreamTarget,
     model: string,
-    messages: ChatTurn[],
+    messages: ModelMessage[],
     signal: AbortSignal,
+    tools?: ModelTool[],
   ): Promise<AsyncIterable<StreamedPiece>> {
     const stream = await this.client(target).chat.completions.create(
-      { model, messages, stream: true, stream_options: { include_usage: true } },
+      {
+        model,
+        messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(tools && tools.length > 0 ? { tools } : {}),
+      },
       { signal },
     );
     return (async function* pieces() {
@@ -66,7 +86,14 @@ export class UpstreamClient {
               completionTokens: chunk.usage.completion_tokens,
             }
           : null;
-        yield { content: chunk.choices[0]?.delta?.content ?? '', usage };
+        const delta = chunk.choices[0]?.delta;
+        const toolCalls = (delta?.tool_calls ?? []).map((call) => ({
+          index: call.index,
+          id: call.id,
+          name: call.function?.name,
+          arguments: call.function?.arguments,
+        }));
+        yield { content: delta?.content ?? '', toolCalls, usage };
       }
     })();
   }

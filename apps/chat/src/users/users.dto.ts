@@ -13,6 +13,7 @@ import {
   Min,
 } from 'class-validator';
 import { UserProfileResponse } from '../auth/auth.dto.js';
+import { Optional } from '@switchyard/service';
 
 export class ListUsersQuery {
   @ApiPropertyOptional({ description: 'Part of a username or email, case-insensitive' })
@@ -27,6 +28,7 @@ export class ListUsersQuery {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(1_000_000)
   page?: number;
 
   @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
@@ -43,7 +45,7 @@ export class UpdateUserDto {
     type: [String],
     description: 'Models the user may use besides the open ones (seed §2.3); replaces the list',
   })
-  @IsOptional()
+  @Optional()
   @IsArray()
   @ArrayMaxSize(500)
   @IsString({ each: true })
@@ -51,7 +53,7 @@ export class UpdateUserDto {
   modelPermissions?: string[];
 
   @ApiPropertyOptional({ description: 'A disabled user cannot sign in; their sessions end' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   disabled?: boolean;
 }

@@ -18,6 +18,8 @@ export interface GatewayToken {
   allowIps: BlockList | null;
   group: string;
   rateLimit: number | null;
+  /** Whether the token has a quota (spent or not): unpriced models may be refused to it. */
+  hasQuota: boolean;
 }
 
 interface Entry {
@@ -31,6 +33,7 @@ interface TokenRow {
   status: TokenStatus;
   expiresAt: Date | null;
   quotaSpent: boolean;
+  hasQuota: boolean;
   models: string[];
   allowIps: string[];
   group: string;
@@ -41,7 +44,8 @@ interface TokenRow {
 // libs/db/src/sql). Quotas are bigint; they are compared here, not carried into JavaScript.
 const FIND_TOKEN = `
   SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",
-         (quota IS NOT NULL AND "usedQuota" >= quota) AS "quotaSpent"
+         (quota IS NOT NULL AND "usedQuota" >= quota) AS "quotaSpent",
+         quota IS NOT NULL AS "hasQuota"
     FROM "Token"
    WHERE "keyHash" = $1`;
 
@@ -102,6 +106,7 @@ export class TokenDirectory {
             allowIps: toBlockList(row.allowIps),
             group: row.group,
             rateLimit: row.rateLimit,
+            hasQuota: row.hasQuota,
           };
     this.entries.set(keyHash, {
       token,

@@ -1,18 +1,32 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { ChannelForwarder } from './channel-forwarder.js';
+import { ChannelPicker } from './channel-picker.js';
+import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
 import { OpenAIController } from './openai.controller.js';
 import { ProxyRoutes } from './proxy.routes.js';
-import { PROXY_OPTIONS, ProxyService, type ProxyOptions } from './proxy.service.js';
+import { ProxyService } from './proxy.service.js';
+import { Relay } from './relay.js';
+import { UsageMeter } from './usage-meter.js';
 
 /** The `/v1` API; needs the routing, upstream and usage modules in the app. */
 @Module({})
 export class ProxyModule {
-  static forRoot(options: ProxyOptions, imports: DynamicModule[]): DynamicModule {
+  static forRoot(options: FailoverOptions, imports: DynamicModule[]): DynamicModule {
     return {
       module: ProxyModule,
       imports: [AuthModule, ...imports],
       controllers: [OpenAIController],
-      providers: [{ provide: PROXY_OPTIONS, useValue: options }, ProxyService, ProxyRoutes],
+      providers: [
+        { provide: FAILOVER_OPTIONS, useValue: options },
+        ChannelPicker,
+        ChannelForwarder,
+        Failover,
+        Relay,
+        UsageMeter,
+        ProxyService,
+        ProxyRoutes,
+      ],
     };
   }
 }

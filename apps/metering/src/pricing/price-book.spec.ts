@@ -59,6 +59,22 @@ describe('PriceBook', () => {
     Logger.overrideLogger(false);
   });
 
+  it('bills a model without a price at a non-zero default unless the operator sets one', async () => {
+    const unconfigured = new PriceBook(
+      new PricingRepository(prisma),
+      loadEnvironment(MeteringEnv, {}),
+    );
+    await unconfigured.refresh();
+    // one-api's default ratio of 30: $0.06 per thousand tokens, in micro-dollars per million.
+    expect(unconfigured.priceFor('pb-nothing', null)).toEqual({
+      inputPrice: 60_000_000,
+      outputPrice: 60_000_000,
+      match: 'default',
+      entry: null,
+    });
+    unconfigured.beforeApplicationShutdown();
+  });
+
   it('resolves exact names, prefixes and the default from the database', () => {
     expect(book.priceFor('pb-exact', null)).toEqual({
       inputPrice: 11,

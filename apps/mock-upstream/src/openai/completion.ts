@@ -10,7 +10,7 @@ import type {
 } from '@switchyard/contracts';
 
 // How the mock answers a chat completion: it echoes the last user message (or says what
-// it was told to), and calls the first offered tool when tools or functions are offered.
+// it was told to), and uses the tools it is offered (below).
 // Token counts are a cheap approximation (four characters a token): the mock stands in
 // for a provider, whose counts the gateway takes as given.
 
@@ -51,26 +51,111 @@ export type Answer =
   | { kind: 'tool_call'; call: ToolCall }
   | { kind: 'function_call'; call: { name: string; arguments: string } };
 
-export function answer(request: ChatCompletionRequest, reply?: string): Answer {
+// Deterministic tool use, for the chat app's tool loop (docs/tools.md):
+// - offered tools natively, it calls the tool named in the last user message with the
+//   JSON object written there (the first tool with placeholder arguments when none is
+//   named); given tool results, it answers quoting the last one;
+// - told about tools in the system prompt (`<use_mcp_tool>` instructions listing
+//   "Tool `name` on server `server`"), it answers with that command; given the result as
+//   the next user turn (`[use_mcp_tool for …] Result:`), it answers quoting it;
+// - a request that says "repeatedly" keeps calling, to exercise the loop's limit.
+
+const RESULT_TURN = /^\[(?:use_mcp_tool|access_mcp_resource) for [^\]]*\] Result:\n?/;
+const PROMPTED_TOOL = /Tool `([^`]+)` on server `([^`]+)`/g;
+const PROMPTED_RESOURCE = /Resource `([^`]+)` on server `([^`]+)`/g;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(text);
+}
+
+/** The JSON object written in the message, as text (possibly invalid: it is passed on). */
+function argumentsIn(text: string): string | undefined {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  return start >= 0 && end > start ? text.slice(start, end + 1) : undefined;
+}
+
+function quoteResult(result: string): Answer {
+  return { kind: 'text', content: `The tool answered: ${result}` };
+}
+
+function nativeToolAnswer(request: ChatCompletionRequest): Answer {
   const tools = request.tools ?? [];
   const choice = request.tool_choice as { function?: { name?: string } } | string | undefined;
-  if (tools.length > 0 && choice !== 'none') {
-    const named = typeof choice === 'object' ? choice?.function?.name : undefined;
-    const tool = tools.find((t) => t.function.name === named) ?? tools[0]!;
-    return {
-      kind: 'tool_call',
-      call: {
-        id: `call_${randomBytes(6).toString('hex')}`,
-        type: 'function',
-        function: { name: tool.function.name, arguments: exampleArguments(tool.function) },
-      },
-    };
+  const lastUserIndex = request.messages.findLastIndex((m) => m.role === 'user');
+  const said = textOf(request.messages[lastUserIndex]?.content ?? '');
+  const results = request.messages.slice(lastUserIndex + 1).filter((m) => m.role === 'tool');
+  if (results.length > 0 && !/\brepeatedly\b/i.test(said)) {
+    return quoteResult(textOf(results.at(-1)!.content));
   }
+  const chosen = typeof choice === 'object' ? choice?.function?.name : undefined;
+  const named =
+    tools.find((t) => t.function.name === chosen) ??
+    tools.find(
+      (t) =>
+        mentions(said, t.function.name) ||
+        mentions(said, t.function.name.split('__').at(-1) ?? t.function.name),
+    );
+  const tool = named ?? tools[0]!;
+  return {
+    kind: 'tool_call',
+    call: {
+      id: `call_${randomBytes(6).toString('hex')}`,
+      type: 'function',
+      function: {
+        name: tool.function.name,
+        arguments: named ? (argumentsIn(said) ?? '{}') : exampleArguments(tool.function),
+      },
+    },
+  };
+}
+
+/** Prompt mode: null when the system prompt describes no tools. */
+function promptedToolAnswer(request: ChatCompletionRequest): Answer | null {
+  const system = request.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n');
+  if (!system.includes('<use_mcp_tool>')) return null;
+  const users = request.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content));
+  const last = users.at(-1) ?? '';
+  const said = [...users].reverse().find((text) => !RESULT_TURN.test(text)) ?? '';
+  if (RESULT_TURN.test(last) && !/\brepeatedly\b/i.test(said)) {
+    return quoteResult(last.replace(RESULT_TURN, ''));
+  }
+  for (const [, uri, server] of system.matchAll(PROMPTED_RESOURCE)) {
+    if (said.includes(uri!)) {
+      return {
+        kind: 'text',
+        content: `<access_mcp_resource>\n<server_name>${server}</server_name>\n<uri>${uri}</uri>\n</access_mcp_resource>`,
+      };
+    }
+  }
+  for (const [, tool, server] of system.matchAll(PROMPTED_TOOL)) {
+    if (mentions(said, tool!)) {
+      return {
+        kind: 'text',
+        content: `I will ask ${server}.\n<use_mcp_tool>\n<server_name>${server}</server_name>\n<tool_name>${tool}</tool_name>\n<arguments>${argumentsIn(said) ?? '{}'}</arguments>\n</use_mcp_tool>`,
+      };
+    }
+  }
+  return null;
+}
+
+export function answer(request: ChatCompletionRequest, reply?: string): Answer {
+  const tools = request.tools ?? [];
+  if (tools.length > 0 && request.tool_choice !== 'none') return nativeToolAnswer(request);
   const functions = request.functions ?? [];
   if (functions.length > 0 && request.function_call !== 'none') {
     const fn = functions[0]!;
     return { kind: 'function_call', call: { name: fn.name, arguments: exampleArguments(fn) } };
   }
+  const prompted = promptedToolAnswer(request);
+  if (prompted) return prompted;
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
   return { kind: 'text', content: reply ?? `Echo: ${textOf(lastUser?.content ?? '')}` };
 }

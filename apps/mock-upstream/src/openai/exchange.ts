@@ -19,10 +19,22 @@ export interface Exchange {
   signal: AbortSignal;
 }
 
-function bearerKey(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+/** How a provider reads its key and words its errors; OpenAI's unless an endpoint says otherwise. */
+export interface Dialect {
+  /** Request headers that carry the key (kept out of the request log). */
+  keyHeaders: string[];
+  keyOf(request: FastifyRequest): string | undefined;
+  error(status: number, overrides?: { type?: string; code?: string; message?: string }): unknown;
 }
+
+export const OPENAI_DIALECT: Dialect = {
+  keyHeaders: ['authorization'],
+  keyOf(request) {
+    const header = request.headers.authorization;
+    return header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+  },
+  error: providerError,
+};
 
 function maskKey(key: string | undefined): string {
   return key ? `${key.slice(0, 3)}...${key.slice(-4)}` : '(none)';
@@ -44,12 +56,13 @@ export class ExchangeService {
     request: FastifyRequest,
     reply: FastifyReply,
     promptTokens: number,
+    dialect: Dialect = OPENAI_DIALECT,
   ): Promise<Exchange | null> {
-    const key = bearerKey(request);
+    const key = dialect.keyOf(request);
     if (key) {
       const headers = Object.fromEntries(
         Object.entries(request.headers).filter(
-          ([name, value]) => name !== 'authorization' && typeof value === 'string',
+          ([name, value]) => !dialect.keyHeaders.includes(name) && typeof value === 'string',
         ),
       ) as Record<string, string>;
       this.log.add({ key, path: request.url, headers, body: request.body, at: Date.now() });
@@ -58,12 +71,12 @@ export class ExchangeService {
     if (admission.kind === 'unknown') {
       await reply
         .status(401)
-        .send(providerError(401, { message: `Incorrect API key provided: ${maskKey(key)}.` }));
+        .send(dialect.error(401, { message: `Incorrect API key provided: ${maskKey(key)}.` }));
       return null;
     }
     if (admission.kind === 'banned') {
       await reply.status(401).send(
-        providerError(401, {
+        dialect.error(401, {
           code: 'account_deactivated',
           message: 'This account has been deactivated.',
         }),
@@ -76,7 +89,7 @@ export class ExchangeService {
       await reply
         .status(429)
         .header('retry-after', String(admission.retryAfterSeconds))
-        .send(providerError(429, { type, message }));
+        .send(dialect.error(429, { type, message }));
       return null;
     }
 
@@ -110,7 +123,7 @@ export class ExchangeService {
     }
     if (fault.status) {
       lease.finish('failed', 0);
-      await reply.status(fault.status).send(providerError(fault.status));
+      await reply.status(fault.status).send(dialect.error(fault.status));
       return null;
     }
     return { lease, fault, reply, signal: abort.signal };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { ChannelStatus, PrismaService } from '@switchyard/db';
 
 // The router's view of the channel tables: what it routes over, and the automatic status
@@ -17,6 +18,8 @@ export interface StoredChannel {
   id: number;
   name: string;
   kind: 'single' | 'aggregated';
+  provider: ChannelProvider;
+  settings: ProviderSettings;
   baseUrl: string;
   models: string[];
   modelMapping: Record<string, string>;
@@ -36,6 +39,18 @@ function asMapping(value: unknown): Record<string, string> {
   );
 }
 
+const SETTING_NAMES = ['anthropicVersion', 'apiVersion', 'region'] as const;
+
+function asSettings(value: unknown): ProviderSettings {
+  const settings: ProviderSettings = {};
+  if (typeof value !== 'object' || value === null) return settings;
+  for (const name of SETTING_NAMES) {
+    const setting = (value as Record<string, unknown>)[name];
+    if (typeof setting === 'string') settings[name] = setting;
+  }
+  return settings;
+}
+
 @Injectable()
 export class ChannelStore {
   constructor(private readonly prisma: PrismaService) {}
@@ -53,6 +68,8 @@ export class ChannelStore {
       id: row.id,
       name: row.name,
       kind: row.kind,
+      provider: row.provider,
+      settings: asSettings(row.providerSettings),
       baseUrl: row.baseUrl,
       models: row.models,
       modelMapping: asMapping(row.modelMapping),

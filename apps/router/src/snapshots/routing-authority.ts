@@ -159,11 +159,14 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
           coolingUntil: this.health.coolingUntil(key.id, now),
         }));
       if (keys.length === 0) continue;
-      const { id, name, kind, baseUrl, models, modelMapping, priority, weight, groups } = channel;
+      const { id, name, kind, provider, settings, baseUrl, models, modelMapping } = channel;
+      const { priority, weight, groups } = channel;
       channels.push({
         id,
         name,
         kind,
+        provider,
+        settings,
         baseUrl,
         models,
         modelMapping,

@@ -7,7 +7,7 @@ import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
-import { Link, navigate, usePath } from './router.js';
+import { Link, navigate, usePath } from '@switchyard/ui';
 
 type SessionState = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me };
 

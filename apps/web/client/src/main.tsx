@@ -1,4 +1,5 @@
 import { render } from 'preact';
+import '@switchyard/ui/styles.css';
 import { App } from './App.js';
 import './styles.css';
 

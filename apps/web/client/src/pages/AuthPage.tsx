@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
 import { session } from '../api/http.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { Link } from '../router.js';
+import { Link } from '@switchyard/ui';
 
 export function AuthPage(props: { mode: 'login' | 'register'; onSignedIn: () => Promise<void> }) {
   const registering = props.mode === 'register';

@@ -5,9 +5,8 @@ import { ErrorNotice } from '../components/ErrorNotice.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { customModels, initialModel } from '../components/model-choice.js';
 import { ModelPicker } from '../components/ModelPicker.js';
-import { useLoad } from '../components/useLoad.js';
 import { asProblem } from '../errors.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLoad } from '@switchyard/ui';
 
 let keys = 0;
 const nextKey = () => `m${(keys += 1)}`;

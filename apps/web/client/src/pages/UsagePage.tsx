@@ -1,7 +1,7 @@
 import * as chat from '../api/chat-api.js';
 import { DetailsView } from '../components/DetailsView.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-import { useLoad } from '../components/useLoad.js';
+import { useLoad } from '@switchyard/ui';
 
 export function UsagePage() {
   const usage = useLoad(chat.usage, []);

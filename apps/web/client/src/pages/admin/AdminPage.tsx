@@ -1,4 +1,4 @@
-import { Link } from '../../router.js';
+import { SectionLayout } from '@switchyard/ui';
 import { ApiKeysPage } from './ApiKeysPage.js';
 import { EditionPage } from './EditionPage.js';
 import { ModelsPage } from './ModelsPage.js';
@@ -14,20 +14,11 @@ const SECTIONS = [
 export function AdminPage(props: { path: string }) {
   const current = SECTIONS.find((section) => props.path.startsWith(section.path)) ?? SECTIONS[0];
   return (
-    <div class="admin-layout">
-      <nav class="admin-nav" aria-label="Admin dashboard">
-        {SECTIONS.map((section) => (
-          <Link key={section.path} href={section.path} current={section === current}>
-            {section.label}
-          </Link>
-        ))}
-      </nav>
-      <main id="main" class="page">
-        {current?.path === '/admin/api-keys' && <ApiKeysPage />}
-        {current?.path === '/admin/models' && <ModelsPage />}
-        {current?.path === '/admin/users' && <UsersPage />}
-        {current?.path === '/admin/edition' && <EditionPage />}
-      </main>
-    </div>
+    <SectionLayout label="Admin dashboard" sections={SECTIONS} current={current}>
+      {current?.path === '/admin/api-keys' && <ApiKeysPage />}
+      {current?.path === '/admin/models' && <ModelsPage />}
+      {current?.path === '/admin/users' && <UsersPage />}
+      {current?.path === '/admin/edition' && <EditionPage />}
+    </SectionLayout>
   );
 }

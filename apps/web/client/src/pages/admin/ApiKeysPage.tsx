@@ -2,10 +2,8 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type ApiKeyInput, type ApiKeyRecord, type Purpose } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { FormActions } from '../../components/FormActions.js';
 import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { Switch } from '../../components/Switch.js';
-import { useLoad } from '../../components/useLoad.js';
+import { FormActions, Switch, useLoad } from '@switchyard/ui';
 
 function normalizedNote(record: ApiKeyRecord): string | null {
   if (record.addressNormalized === true) {

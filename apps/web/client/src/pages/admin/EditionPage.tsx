@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { DetailsView } from '../../components/DetailsView.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { useLoad } from '../../components/useLoad.js';
+import { useLoad } from '@switchyard/ui';
 
 export function EditionPage() {
   const edition = useLoad(chat.edition, []);

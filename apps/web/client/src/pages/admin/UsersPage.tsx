@@ -2,9 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { FormActions } from '../../components/FormActions.js';
-import { Switch } from '../../components/Switch.js';
-import { useLoad } from '../../components/useLoad.js';
+import { FormActions, Switch, useLoad } from '@switchyard/ui';
 
 const PAGE_SIZE = 20;
 

@@ -1,0 +1,141 @@
+import {
+  ADMIN,
+  bearer,
+  login,
+  newUser,
+  resetChatData,
+  startChat,
+  type ChatHarness,
+} from './testing/chat-harness.fixture.js';
+
+// Input a client (or an attacker) can send that once cost a 500 or seconds of CPU: each
+// is a 400 naming the field (docs/architecture.md, "Bad input").
+
+interface ErrorBody {
+  error: { code: string; message: string; fields?: { field: string; message: string }[] };
+}
+
+function fieldsOf(body: unknown): string[] {
+  return [...new Set(((body as ErrorBody).error.fields ?? []).map((f) => f.field))];
+}
+
+describe('bad input to the chat API', () => {
+  let chat: ChatHarness;
+  let admin: Record<string, string>;
+  let user: Record<string, string>;
+  let conversationId: string;
+  let modelId: number;
+
+  beforeAll(async () => {
+    await resetChatData();
+    chat = await startChat();
+    admin = bearer(await login(chat.api, ADMIN.username, ADMIN.password));
+    const model = await chat.api
+      .post('/api/admin/models')
+      .set(admin)
+      .send({ name: 'gpt-4o', open: true })
+      .expect(201);
+    modelId = (model.body as { id: number }).id;
+    user = bearer((await newUser(chat.api, 'badinput')).token);
+    const conversation = await chat.api
+      .post('/api/conversations')
+      .set(user)
+      .send({ title: 'x', model: 'gpt-4o' })
+      .expect(201);
+    conversationId = (conversation.body as { id: string }).id;
+  });
+
+  afterAll(async () => {
+    await chat.close();
+  });
+
+  it.each([
+    ['an array of 200,000 zeros', '/api/auth/login', new Array(200_000).fill(0), 'body'],
+    [
+      'an object of 50,000 keys',
+      '/api/auth/register',
+      Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 0])),
+      'body',
+    ],
+    [
+      'a lone surrogate in a username',
+      '/api/auth/register',
+      { username: 'a\ud800', password: 'a-good-password' },
+      'username',
+    ],
+    [
+      'NUL in a password',
+      '/api/auth/login',
+      { username: 'someone', password: 'pass\u0000word' },
+      'password',
+    ],
+  ])('refuses %s before any session with a 400', async (_label, path, body, field) => {
+    const response = await chat.api
+      .post(path)
+      .send(body as object)
+      .expect(400);
+    expect(fieldsOf(response.body)).toContain(field);
+  });
+
+  it('refuses a body nested 20,000 levels deep with a 400', async () => {
+    const response = await chat.api
+      .post('/api/auth/login')
+      .set('content-type', 'application/json')
+      .send('['.repeat(20_000) + ']'.repeat(20_000))
+      .expect(400);
+    expect(response.body.error.code).toBe('validation_failed');
+  });
+
+  it('refuses NUL in a conversation title and a message, naming them', async () => {
+    const title = await chat.api
+      .post('/api/conversations')
+      .set(user)
+      .send({ title: 'a\u0000', model: 'gpt-4o' })
+      .expect(400);
+    expect(fieldsOf(title.body)).toEqual(['title']);
+    const message = await chat.api
+      .post(`/api/conversations/${conversationId}/messages`)
+      .set(user)
+      .send({ content: 'hi\u0000' })
+      .expect(400);
+    expect(fieldsOf(message.body)).toEqual(['content']);
+  });
+
+  it('refuses NUL in a search term and an API key value, naming them', async () => {
+    const search = await chat.api.get('/api/admin/users?search=a%00').set(admin).expect(400);
+    expect(fieldsOf(search.body)).toEqual(['search']);
+    const key = await chat.api
+      .post('/api/admin/api-keys')
+      .set(admin)
+      .send({ platform: 'openai', key: 'sk-\u0000abc' })
+      .expect(400);
+    expect(fieldsOf(key.body)).toContain('key');
+  });
+
+  it.each([
+    ['/api/conversations?page=99999999999999999999', 'page'],
+    ['/api/conversations?page=1e400', 'page'],
+    ['/api/admin/users?page=9007199254740993', 'page'],
+  ])('refuses %s with a 400 naming %s', async (path, field) => {
+    const response = await chat.api
+      .get(path)
+      .set(path.includes('admin') ? admin : user)
+      .expect(400);
+    expect(fieldsOf(response.body)).toEqual([field]);
+  });
+
+  it('refuses null for PATCH fields that cannot be null, naming them', async () => {
+    const title = await chat.api
+      .patch(`/api/conversations/${conversationId}`)
+      .set(user)
+      .send({ title: null })
+      .expect(400);
+    expect(fieldsOf(title.body)).toEqual(['title']);
+    const model = await chat.api
+      .patch(`/api/admin/models/${modelId}`)
+      .set(admin)
+      .send({ name: null, open: null })
+      .expect(400);
+    expect(fieldsOf(model.body).sort()).toEqual(['name', 'open']);
+  });
+});

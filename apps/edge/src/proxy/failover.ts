@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GatewayError, isRetryableOutcome, outcomeOfStatus } from '@switchyard/contracts';
+import { type RoutingTable } from '@switchyard/routing';
+import { RoutingState } from '../routing/routing-state.js';
+import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
+import { OutcomeReporter } from '../usage/outcome-reporter.js';
+import { ChannelForwarder } from './channel-forwarder.js';
+import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
+import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
+import { channelOutcome, readErrorDetail, receive, type Answer } from './upstream-answer.js';
+
+// The fail-over step: pick, forward, and on a failure before the first byte, the next
+// candidate. Once bytes are in, the attempt is the answer (see relay.ts).
+
+export interface FailoverOptions {
+  /** Upstream attempts per request, the first one included. */
+  maxAttempts: number;
+}
+
+export const FAILOVER_OPTIONS = Symbol('FAILOVER_OPTIONS');
+
+/** The attempt that got an answer, held at its first bytes. */
+export interface Answered {
+  attempt: Attempt;
+  response: UpstreamResponse;
+  answer: Answer;
+  attemptStarted: number;
+}
+
+@Injectable()
+export class Failover {
+  constructor(
+    @Inject(FAILOVER_OPTIONS) private readonly options: FailoverOptions,
+    private readonly routing: RoutingState,
+    private readonly picker: ChannelPicker,
+    private readonly forwarder: ChannelForwarder,
+    private readonly outcomes: OutcomeReporter,
+  ) {}
+
+  /** Tries candidates until one answers; throws the client's error when none did. */
+  async run(exchange: RoutedExchange): Promise<Answered> {
+    const table = this.routing.table;
+    if (!table)
+      throw new GatewayError(
+        'service_unavailable',
+        'The gateway has no routing state yet; retry in a moment.',
+      );
+    const { token, body } = exchange;
+    const request: PickRequest = {
+      requestId: exchange.request.id,
+      model: body.model,
+      group: token.group,
+      estimatedTokens: body.estimatedTokens,
+      tokenRate:
+        token.rateLimit !== null ? { id: token.id, rateLimit: token.rateLimit } : undefined,
+    };
+    const excluded: Exclusions = { channels: new Set(), keys: new Set() };
+    let failure: AttemptFailure | undefined;
+    while (exchange.attempts < this.options.maxAttempts) {
+      const attempt = await this.picker.pick(table, request, excluded);
+      // The token's own request rate counts once per request.
+      request.tokenRate = undefined;
+      if (!attempt) break;
+      exchange.attempts += 1;
+      exchange.candidate = attempt.candidate;
+      const result = await this.attempt(exchange, attempt);
+      if (!('kind' in result)) return result;
+      failure = result;
+      // An account's own refusal rules out that account; anything else, its channel.
+      if (result.kind === 'banned' || result.kind === 'rate_limited')
+        excluded.keys.add(attempt.candidate.key.id);
+      else excluded.channels.add(attempt.candidate.channel.id);
+    }
+    throw exhaustedError(exchange, table, failure);
+  }
+
+  /** One upstream attempt: an answer at its first bytes, or a failure before them. */
+  private async attempt(
+    exchange: RoutedExchange,
+    attempt: Attempt,
+  ): Promise<Answered | AttemptFailure> {
+    const { candidate } = attempt;
+    const attemptStarted = performance.now();
+    let response: UpstreamResponse;
+    try {
+      response = await this.forwarder.forward(candidate, {
+        endpoint: exchange.endpoint,
+        body: exchange.body,
+        requestId: exchange.request.id,
+        signal: exchange.abort.signal,
+      });
+    } catch (error) {
+      attempt.lease.release(0);
+      if (!(error instanceof UpstreamUnreachable)) throw clientGone(exchange.abort, error);
+      this.outcomes.add(
+        channelOutcome(candidate, error.kind, attemptStarted, undefined, error.message),
+      );
+      return { kind: error.kind, message: error.message };
+    }
+
+    const kind = outcomeOfStatus(response.statusCode);
+    if (isRetryableOutcome(kind)) {
+      const detail = await readErrorDetail(response);
+      attempt.lease.release(0);
+      this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response, detail));
+      return {
+        kind,
+        message: `upstream answered ${response.statusCode}${detail ? `: ${detail}` : ''}`,
+      };
+    }
+    let answer: Answer;
+    try {
+      answer = await receive(response);
+    } catch (error) {
+      // Headers came but the answer did not: nothing reached the client yet, fail over.
+      attempt.lease.release(0);
+      if (exchange.abort.signal.aborted) throw clientGone(exchange.abort, error);
+      const message = `the upstream closed the connection before answering (${(error as Error).message})`;
+      this.outcomes.add(
+        channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
+      );
+      return { kind: 'connect_error', message };
+    }
+    this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response));
+    return { attempt, response, answer, attemptStarted };
+  }
+}
+
+/** The client left: its request ends here, whatever the upstream was doing. */
+export function clientGone(abort: AbortController, error: unknown): Error {
+  return abort.signal.aborted
+    ? new GatewayError(
+        'upstream_error',
+        'The client closed the connection before the upstream answered.',
+      )
+    : (error as Error);
+}
+
+/** No attempt delivered: say why, with the error codes of docs/architecture.md. */
+export function exhaustedError(
+  exchange: Pick<RoutedExchange, 'body' | 'token' | 'attempts'>,
+  table: RoutingTable,
+  failure: AttemptFailure | undefined,
+): GatewayError {
+  const { body, token, attempts } = exchange;
+  if (!failure) {
+    const reason = table.serves(body.model, token.group)
+      ? 'every channel serving it is saturated, cooling down or unhealthy; retry later'
+      : 'no channel serves it';
+    return new GatewayError(
+      'no_available_channel',
+      `No available channel for model \`${body.model}\` in group \`${token.group}\`: ${reason}.`,
+      'model',
+    );
+  }
+  const tried = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  if (failure.kind === 'timeout') {
+    return new GatewayError(
+      'upstream_timeout',
+      `The upstream did not answer in time (${tried}; last: ${failure.message}).`,
+    );
+  }
+  if (failure.kind === 'rate_limited' || failure.kind === 'banned') {
+    return new GatewayError(
+      'no_available_channel',
+      `No available channel for model \`${body.model}\` in group \`${token.group}\`: the upstream accounts are saturated or refused (${tried}; last: ${failure.message}); retry later.`,
+      'model',
+    );
+  }
+  return new GatewayError(
+    'upstream_error',
+    `The upstream request failed (${tried}; last: ${failure.message}).`,
+  );
+}

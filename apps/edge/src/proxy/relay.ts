@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { OutcomeReporter } from '../usage/outcome-reporter.js';
+import { type Delivery, type RoutedExchange } from './exchange.js';
+import { type Answered } from './failover.js';
+import { StreamObserver, summarizeJson } from './stream-observer.js';
+import { channelOutcome, interruptionEvent } from './upstream-answer.js';
+
+// The relay step: the upstream's answer (success or the client's own error) to the client
+// as it comes, and what was delivered for metering. Nothing here is retried: bytes are out.
+
+const PASSED_HEADERS = ['content-type', 'openai-processing-ms', 'openai-version'];
+
+@Injectable()
+export class Relay {
+  constructor(private readonly outcomes: OutcomeReporter) {}
+
+  /** Resolves once the client has the whole answer (or has left). */
+  async deliver(exchange: RoutedExchange, answered: Answered): Promise<Delivery> {
+    const { reply } = exchange;
+    const { attempt, response, answer, attemptStarted } = answered;
+    const firstByteMs = Math.round(performance.now() - exchange.startedAt);
+    for (const name of PASSED_HEADERS) {
+      const value = response.headers[name];
+      if (typeof value === 'string') void reply.header(name, value);
+    }
+    if (answer.kind === 'whole') {
+      const summary = response.statusCode < 400 ? summarizeJson(answer.body) : null;
+      void reply.status(response.statusCode).send(answer.body);
+      return {
+        status: response.statusCode,
+        errorCode: response.statusCode < 400 ? null : 'upstream_client_error',
+        usage: summary?.usage ?? null,
+        upstreamModel: summary?.model ?? attempt.candidate.upstreamModel,
+        completionText: summary?.completionText ?? '',
+        firstByteMs,
+        ...(exchange.endpoint === 'images.generations' && summary ? { images: summary.items } : {}),
+      };
+    }
+
+    void reply
+      .status(response.statusCode)
+      .header('cache-control', 'no-cache')
+      .header('x-accel-buffering', 'no');
+    const observer = new StreamObserver();
+    let interrupted: string | null = null;
+    const relay = Readable.from(
+      (async function* () {
+        try {
+          if (answer.first) {
+            observer.see(answer.first);
+            yield answer.first;
+          }
+          for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
+            observer.see(next.value);
+            yield next.value;
+          }
+        } catch (error) {
+          if (exchange.abort.signal.aborted) return;
+          interrupted = (error as Error).message;
+          yield Buffer.from(interruptionEvent(interrupted));
+        } finally {
+          // The client left early: stop reading (and paying for) the upstream's answer.
+          await answer.rest.return?.();
+        }
+      })(),
+      { objectMode: false },
+    );
+    const done = new Promise<void>((resolve) => {
+      reply.raw.once('close', () => resolve());
+    });
+    void reply.send(relay);
+    await done;
+    const summary = observer.summary();
+    const clientGone = exchange.abort.signal.aborted;
+    // A finished stream reports again only when it broke: its start already counted as ok.
+    if (interrupted)
+      this.outcomes.add(
+        channelOutcome(attempt.candidate, 'server_error', attemptStarted, response, interrupted),
+      );
+    return {
+      status: response.statusCode,
+      errorCode: interrupted ? 'stream_interrupted' : clientGone ? 'client_closed' : null,
+      usage: summary.usage,
+      upstreamModel: summary.model ?? attempt.candidate.upstreamModel,
+      completionText: summary.completionText,
+      firstByteMs,
+    };
+  }
+}

@@ -1,0 +1,70 @@
+import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
+import { type Candidate } from '@switchyard/routing';
+import { type UpstreamResponse } from '../upstream/upstream-client.js';
+
+// Reading what an upstream answered: enough of it to know whether the attempt delivered,
+// and the words the router and the client get when it did not.
+
+/**
+ * An upstream answer held until its first bytes are in: a JSON answer whole (it is small,
+ * and its usage is read from it), a stream up to its first chunk.
+ */
+export type Answer =
+  | { kind: 'whole'; body: Buffer }
+  | { kind: 'stream'; first: Buffer | null; rest: AsyncIterator<Buffer> };
+
+export async function receive(response: UpstreamResponse): Promise<Answer> {
+  if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+    return { kind: 'whole', body: Buffer.from(await response.body.arrayBuffer()) };
+  }
+  const rest = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await rest.next();
+  return { kind: 'stream', first: first.done ? null : first.value, rest };
+}
+
+/** The upstream's own words for a refused attempt, for logs and the router (never for billing). */
+export async function readErrorDetail(response: UpstreamResponse): Promise<string> {
+  try {
+    const text = (await response.body.text()).slice(0, 2_000);
+    const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
+    return parsed.error?.message ?? parsed.error?.code ?? text.slice(0, 200);
+  } catch {
+    return '';
+  }
+}
+
+/** The last event of a stream cut mid-way: an error the OpenAI SDKs raise to the caller. */
+export function interruptionEvent(reason: string): string {
+  const error = {
+    error: {
+      message: `The upstream stream was interrupted: ${reason}`,
+      type: 'upstream_error',
+      param: null,
+      code: 'stream_interrupted',
+    },
+  };
+  return `data: ${JSON.stringify(error)}\n\n`;
+}
+
+/** How one attempt went, for the router (the one authority on channel health). */
+export function channelOutcome(
+  candidate: Candidate,
+  kind: OutcomeKind,
+  startedAt: number,
+  response?: UpstreamResponse,
+  detail?: string,
+): ChannelOutcome {
+  const retryAfter = response?.headers['retry-after'];
+  return {
+    channelId: candidate.channel.id,
+    keyId: candidate.key.id,
+    kind,
+    latencyMs: Math.round(performance.now() - startedAt),
+    at: Date.now(),
+    ...(response ? { httpStatus: response.statusCode } : {}),
+    ...(typeof retryAfter === 'string' && /^\d+$/.test(retryAfter)
+      ? { retryAfterMs: Number(retryAfter) * 1000 }
+      : {}),
+    ...(detail ? { detail: detail.slice(0, 200) } : {}),
+  };
+}

@@ -1,0 +1,67 @@
+import type { ProviderSettings, ReportedUsage } from '@switchyard/contracts';
+
+// What every provider adapter offers the edge: pure functions from OpenAI's chat-completion
+// format to the provider's wire format and back, and a stream translator that turns the
+// provider's event stream into OpenAI's chunks as the bytes arrive (docs/providers.md).
+
+/** One request to a provider, ready to send. */
+export interface OutboundRequest {
+  /** The path (with its query) under the channel's base URL. */
+  path: string;
+  /** Authentication and provider headers; content-type and accept are the caller's. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface ChatRequestInput {
+  /** The client's OpenAI chat-completion body, already checked by the edge. */
+  body: Record<string, unknown>;
+  upstreamModel: string;
+  /** The channel's key as sealed in the routing snapshot, opened. */
+  secret: string;
+  settings: ProviderSettings;
+}
+
+/** What the translated answer needs to look like OpenAI's. */
+export interface AnswerContext {
+  /** Model name to report when the provider's answer names none. */
+  model: string;
+  /** The client asked for `stream_options.include_usage`. */
+  includeUsage: boolean;
+  /** Seconds since the epoch, for `created`. */
+  created: number;
+}
+
+export interface TranslatedAnswer {
+  body: Buffer;
+  usage: ReportedUsage | null;
+  model: string;
+  completionText: string;
+}
+
+/** A provider's error answer in OpenAI's error shape. */
+export interface TranslatedError {
+  body: Buffer;
+  message: string;
+}
+
+/** Provider event stream in, OpenAI `data:` events out; one per upstream stream. */
+export interface StreamTranslator {
+  /** Upstream bytes in; the OpenAI events they complete (often none). */
+  push(chunk: Buffer): string;
+  /** The upstream ended: the events still owed (the usage chunk, `[DONE]`). */
+  end(): string;
+  /** Usage as the provider reported it, once known. */
+  readonly usage: ReportedUsage | null;
+  /** Set when the provider reported an error mid-stream or the stream ended early. */
+  readonly failure: string | null;
+}
+
+export interface ChatAdapter {
+  chatRequest(input: ChatRequestInput, stream: boolean): OutboundRequest;
+  chatAnswer(body: Buffer, context: AnswerContext): TranslatedAnswer;
+  chatStream(context: AnswerContext): StreamTranslator;
+  error(status: number, body: Buffer): TranslatedError;
+  /** The HTTP status as the router's health rules should read it. */
+  healthStatus(status: number): number;
+}

@@ -1,0 +1,30 @@
+import type { ChannelProvider } from '@switchyard/contracts';
+import type { ChatAdapter } from './adapter.js';
+import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
+
+export type {
+  AnswerContext,
+  ChatAdapter,
+  ChatRequestInput,
+  OutboundRequest,
+  StreamTranslator,
+  TranslatedAnswer,
+  TranslatedError,
+} from './adapter.js';
+export { DEFAULT_ANTHROPIC_VERSION } from './anthropic/anthropic.adapter.js';
+export { defaultMaxTokens } from './anthropic/anthropic-request.js';
+
+const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
+  anthropic: anthropicAdapter,
+};
+
+/**
+ * The adapter that converts chat completions for a provider; null for `openai`, whose
+ * channels get the client's bytes as sent.
+ */
+export function chatAdapterFor(provider: ChannelProvider): ChatAdapter | null {
+  if (provider === 'openai') return null;
+  const adapter = ADAPTERS[provider];
+  if (!adapter) throw new Error(`no chat adapter for provider ${provider}`);
+  return adapter;
+}

@@ -1,0 +1,12 @@
+export { DataTable, Pager, sortRows, type Column, type Sort } from './DataTable.js';
+export { ConfirmDialog, Dialog } from './Dialog.js';
+export { SelectField, TextField } from './Field.js';
+export { FormActions } from './FormActions.js';
+export { EmptyState, Loading, ProblemNotice } from './Notice.js';
+export { asProblem, fieldErrors, type FieldProblem, type Problem } from './problem.js';
+export { Link, navigate, usePath } from './router.js';
+export { SectionLayout, type Section } from './SectionLayout.js';
+export { Switch } from './Switch.js';
+export { applyStoredTheme, ThemeSelect } from './theme.js';
+export { ToastProvider, useToast } from './toasts.js';
+export { useLoad, type Loaded } from './useLoad.js';

@@ -149,7 +149,7 @@ describe('chat web app in a browser', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
 
     const picker = page.getByLabel('Model');
-    await picker.waitFor();
+    await picker.locator('option', { hasText: 'gpt-4o-mini' }).waitFor({ state: 'attached' });
     const options = await picker.locator('option').allTextContents();
     expect(options.join(' ')).toContain('gpt-4o-mini');
     expect(options.join(' ')).not.toContain('closed-model');
@@ -292,6 +292,47 @@ describe('chat web app in a browser', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
     expect(dialogs).toEqual([]);
     await screenshot(page, 'xss-reply');
+  });
+
+  it('regenerates the last reply, edits and resends a question, searches and exports', async () => {
+    const log = page.getByRole('log', { name: 'Messages' });
+    const replies = page.locator('.message-assistant');
+    const before = await replies.count();
+
+    await nextReply(mock.url, 'A second take.');
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    await replies.last().getByText('A second take.').waitFor();
+    expect(await replies.count()).toBe(before);
+
+    await page.getByRole('button', { name: 'Edit' }).last().click();
+    await page.getByLabel('Edit your message').fill('an edited question');
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await replies.last().getByText('Echo: an edited question').waitFor();
+    expect(await replies.count()).toBe(before);
+
+    await page.reload();
+    await log.getByText('Echo: an edited question').waitFor();
+    const text = await log.innerText();
+    expect(text).not.toContain('A second take.');
+    expect(text).not.toContain('try the payloads');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export as Markdown' }).click();
+    const file = await (await download).path();
+    const exported = readFileSync(file, 'utf8');
+    expect(exported).toMatch(/^# hello from the browser\n/);
+    expect(exported).toContain('## You\n\nan edited question');
+    expect(exported).toContain('## Assistant (gpt-4o-mini)\n\nEcho: an edited question');
+
+    const search = page.getByLabel('Search conversations');
+    const list = page.getByRole('complementary', { name: 'Conversations' });
+    await search.fill('no such title');
+    await list.getByText('No conversations yet.').waitFor();
+    await search.fill('HELLO from');
+    await list.getByRole('link', { name: 'hello from the browser' }).waitFor();
+    await search.fill('');
+    await screenshot(page, 'message-actions');
+    expect(await accessibilityViolations(page)).toEqual([]);
   });
 
   it("remembers the user's model choice on the server: another browser preselects it", async () => {

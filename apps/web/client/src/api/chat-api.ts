@@ -224,6 +224,14 @@ export async function listMessages(conversation: Id): Promise<ChatMessage[]> {
   return pageOf(answer, readMessage).items;
 }
 
+/** Deletes `from` and every later message: regenerate, or edit and resend. */
+export async function deleteMessagesFrom(conversation: Id, from: Id): Promise<void> {
+  await call(
+    'DELETE',
+    `/conversations/${path(conversation)}/messages?from=${encodeURIComponent(String(from))}`,
+  );
+}
+
 export interface ReplyHandlers {
   delta(content: string): void;
   images(urls: string[]): void;

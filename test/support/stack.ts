@@ -50,6 +50,8 @@ export interface ChannelSpec {
   weight?: number;
   groups?: string[];
   kind?: 'single' | 'aggregated';
+  provider?: 'openai' | 'azure' | 'anthropic' | 'gemini' | 'bedrock';
+  providerSettings?: Record<string, string>;
   modelMapping?: Record<string, string>;
   limits?: { rpm?: number; tpm?: number; concurrency?: number };
   status?: 'enabled' | 'disabled';
@@ -204,8 +206,8 @@ export class Stack {
     const [channel] = await query<{ id: number }>(
       this.databaseUrl,
       `INSERT INTO "Channel" (name, kind, "baseUrl", models, "modelMapping", priority, weight, groups, status,
-                              "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now()) RETURNING id`,
+                              "rpmLimit", "tpmLimit", "concurrencyLimit", provider, "providerSettings", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now()) RETURNING id`,
       [
         spec.name ?? uniqueName('channel'),
         spec.kind ?? (spec.keys.length > 1 ? 'aggregated' : 'single'),
@@ -219,6 +221,8 @@ export class Stack {
         spec.limits?.rpm ?? null,
         spec.limits?.tpm ?? null,
         spec.limits?.concurrency ?? null,
+        spec.provider ?? 'openai',
+        JSON.stringify(spec.providerSettings ?? {}),
       ],
     );
     const keyIds: number[] = [];

@@ -1,4 +1,5 @@
 import { AdminEnv } from '@switchyard/config';
+import { API_BODY_LIMITS } from '@switchyard/contracts';
 import { type ServiceDefinition } from '@switchyard/service';
 import { AdminModule } from './admin.module.js';
 import { serveOpenApi } from './openapi.js';
@@ -11,7 +12,6 @@ export const adminService: ServiceDefinition<AdminEnv> = {
   port: (env) => env.ADMIN_PORT,
   // The edge forwards the API: its X-Forwarded-For names the client (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
-  // Bulk channel imports carry many keys.
-  bodyLimit: () => 8 * 1024 * 1024,
+  bodyLimit: () => API_BODY_LIMITS.admin,
   configure: (app) => serveOpenApi(app),
 };

@@ -1,4 +1,5 @@
 import { ChatEnv } from '@switchyard/config';
+import { API_BODY_LIMITS } from '@switchyard/contracts';
 import { type ServiceDefinition } from '@switchyard/service';
 import { ChatModule } from './chat.module.js';
 import { serveOpenApi } from './openapi.js';
@@ -11,7 +12,6 @@ export const chatService: ServiceDefinition<ChatEnv> = {
   port: (env) => env.CHAT_PORT,
   // The web app forwards the API: its X-Forwarded-For names the browser (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
-  // A message may carry a long conversation's worth of text.
-  bodyLimit: () => 2 * 1024 * 1024,
+  bodyLimit: () => API_BODY_LIMITS.chat,
   configure: (app) => serveOpenApi(app),
 };

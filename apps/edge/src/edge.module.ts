@@ -22,15 +22,22 @@ export class EdgeModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('edge'),
         HealthModule.register([SqlReadiness, RedisReadiness]),
-        ProxyModule.forRoot({ maxAttempts: env.FAILOVER_ATTEMPTS }, [
-          RoutingModule.forRoot(env.SECRET_KEYS),
-          UpstreamModule.forRoot({
+        ProxyModule.forRoot(
+          {
+            maxAttempts: env.FAILOVER_ATTEMPTS,
+            timeBudgetMs: env.FAILOVER_TIME_BUDGET_MS,
             firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
-            idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
-          }),
-          UsageModule.forRoot(env.USAGE_SPOOL_DIR),
-          PricingModule.forRoot(env.UNPRICED_MODELS),
-        ]),
+          },
+          [
+            RoutingModule.forRoot(env.SECRET_KEYS),
+            UpstreamModule.forRoot({
+              firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+              idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
+            }),
+            UsageModule.forRoot(env.USAGE_SPOOL_DIR),
+            PricingModule.forRoot(env.UNPRICED_MODELS),
+          ],
+        ),
         AdminProxyModule.forRoot(env.ADMIN_URL),
       ],
       providers: [{ provide: APP_FILTER, useClass: OpenAIExceptionFilter }],

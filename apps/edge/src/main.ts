@@ -2,6 +2,7 @@ import { EdgeEnv } from '@switchyard/config';
 import { Events } from '@switchyard/contracts';
 import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
+import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
 import { replyWithError } from './errors/openai-exception.filter.js';
@@ -28,6 +29,7 @@ await startService({
   },
   configure: (app) => {
     acceptRawBodies(app);
+    limitAdminBodies(app.getHttpAdapter().getInstance());
     // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
     app
       .getHttpAdapter()

@@ -86,8 +86,16 @@ export class EdgeEnv extends SecretStoreEnv {
   @IntegerVariable(100, 600_000)
   UPSTREAM_IDLE_TIMEOUT_MS: number = 300_000;
 
+  /**
+   * Slow upstream failures (5xx, timeouts, cut connections) a request goes through before it
+   * fails; refusals and refused connections do not count (docs/architecture.md).
+   */
   @IntegerVariable(1, 10)
   FAILOVER_ATTEMPTS: number = 3;
+
+  /** No new upstream attempt starts this long after a request arrived; waits are cut to fit. */
+  @IntegerVariable(100, 3_600_000)
+  FAILOVER_TIME_BUDGET_MS: number = 120_000;
 
   /**
    * What a token with a quota may do with a model that has no price: `bill` it at

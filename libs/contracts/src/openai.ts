@@ -54,6 +54,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The part of the prompt read from the provider's prompt cache. */
+  prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 
 export interface ChatCompletion {

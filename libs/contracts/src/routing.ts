@@ -57,6 +57,19 @@ export class RoutedChannel {
   @IsInt() @Min(0) weight!: number;
   @IsArray() @IsString({ each: true }) groups!: string[];
   @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedKey) keys!: RoutedKey[];
+  /** The channel's own wait for response headers; absent or null: the edge's default. */
+  @IsOptional() @IsInt() @Min(1) firstByteTimeoutMs?: number | null;
+}
+
+/**
+ * A channel that serves models but may take no traffic now (its breaker is open, it or all
+ * its keys were disabled automatically): requests for its models are a 503 `retry later`,
+ * not a 404 `no such model`.
+ */
+export class RestingChannel {
+  @IsInt() id!: number;
+  @IsArray() @IsString({ each: true }) models!: string[];
+  @IsArray() @IsString({ each: true }) groups!: string[];
 }
 
 /** The Redis key under which the router keeps its latest snapshot, for edges starting while it is away. */
@@ -67,6 +80,12 @@ export class RoutingSnapshot {
   @IsInt() @Min(0) version!: number;
   @IsInt() generatedAt!: number;
   @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedChannel) channels!: RoutedChannel[];
+  /** Absent in snapshots of routers that predate it. */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => RestingChannel)
+  resting?: RestingChannel[];
 }
 
 /** How one upstream attempt ended, as far as the health of the channel and key goes. */

@@ -18,7 +18,10 @@ export const PRICE_MODES = ['merge', 'replace'] as const;
 export type PriceMode = (typeof PRICE_MODES)[number];
 
 export class PriceDto {
-  @ApiProperty({ example: 'gpt-4o', description: 'Exact model name, or a prefix ending in `*`' })
+  @ApiProperty({
+    example: 'gpt-4o',
+    description: 'Exact model name, a prefix ending in `*` or a suffix starting with `*`',
+  })
   @IsModelPattern()
   model!: string;
 
@@ -33,6 +36,19 @@ export class PriceDto {
   @Min(0)
   @Max(MAX_PRICE)
   outputPrice!: number;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    description:
+      'Micro-dollars per million input tokens read from the provider prompt cache; null or absent: the input price',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PRICE)
+  cachedInputPrice?: number | null;
 }
 
 export class PutPricesDto {

@@ -101,6 +101,7 @@ function toPriceResponse(row: ModelPrice): PriceResponse {
     model: row.model,
     inputPrice: row.inputPrice,
     outputPrice: row.outputPrice,
+    cachedInputPrice: row.cachedInputPrice,
     updatedAt: row.updatedAt,
   };
 }

@@ -3,10 +3,13 @@ import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
+import { adapterFor } from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
-// Everything that depends on how a channel's upstream speaks belongs here, behind `forward`.
+// Everything that depends on how a channel's upstream speaks belongs here, behind `forward`;
+// a channel of another provider than openai gets the request converted by its adapter
+// (libs/providers), and failover.ts converts its answer back (docs/providers.md).
 
 const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
   'chat.completions': '/chat/completions',
@@ -20,6 +23,8 @@ export interface ForwardRequest {
   requestId: string;
   /** Aborts the upstream call (the client left). */
   signal: AbortSignal;
+  /** How long to wait for the response headers. */
+  firstByteMs: number;
 }
 
 @Injectable()
@@ -34,14 +39,27 @@ export class ChannelForwarder {
    * no response came (refused, timed out), with the abort reason when the client left.
    */
   forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
+    const secret = this.vault.secretOf(candidate.key);
+    const converted = adapterFor(request.endpoint, candidate.channel)?.chatRequest(
+      {
+        body: request.body.json,
+        upstreamModel: candidate.upstreamModel,
+        secret,
+        settings: candidate.channel.settings ?? {},
+      },
+      request.body.stream,
+    );
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
-      path: UPSTREAM_PATH[request.endpoint],
-      secret: this.vault.secretOf(candidate.key),
-      body: bodyFor(request.body, candidate.upstreamModel),
+      path: converted?.path ?? UPSTREAM_PATH[request.endpoint],
+      providerPath: converted !== undefined,
+      secret,
+      headers: converted?.headers,
+      body: converted?.body ?? bodyFor(request.body, candidate.upstreamModel),
       requestId: request.requestId,
       accept: request.body.stream ? 'text/event-stream' : 'application/json',
       signal: request.signal,
+      firstByteMs: request.firstByteMs,
     });
   }
 }

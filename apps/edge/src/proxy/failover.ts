@@ -4,17 +4,28 @@ import { type RoutingTable } from '@switchyard/routing';
 import { RoutingState } from '../routing/routing-state.js';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
+import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
+import { adapterFor, answerContext, convertAnswer } from './provider-conversion.js';
 import { channelOutcome, readErrorDetail, receive, type Answer } from './upstream-answer.js';
 
 // The fail-over step: pick, forward, and on a failure before the first byte, the next
 // candidate. Once bytes are in, the attempt is the answer (see relay.ts).
+//
+// Failures that are certain within milliseconds (the account refused: 401/403/429; nothing
+// listens) cost no budget: the request goes on to the next candidate until none is left.
+// Slow failures (5xx, timeouts, cut connections) are bounded twice: by a number of attempts
+// and by a time budget that also caps each attempt's wait for the first byte.
 
 export interface FailoverOptions {
-  /** Upstream attempts per request, the first one included. */
+  /** Slow failures a request may go through before it gives up. */
   maxAttempts: number;
+  /** No new attempt starts this long after the request arrived; waits are cut to fit. */
+  timeBudgetMs: number;
+  /** Wait for response headers of a channel that sets none of its own. */
+  firstByteMs: number;
 }
 
 export const FAILOVER_OPTIONS = Symbol('FAILOVER_OPTIONS');
@@ -34,6 +45,7 @@ export class Failover {
     private readonly routing: RoutingState,
     private readonly picker: ChannelPicker,
     private readonly forwarder: ChannelForwarder,
+    private readonly breaker: ChannelBreaker,
     private readonly outcomes: OutcomeReporter,
   ) {}
 
@@ -54,22 +66,29 @@ export class Failover {
       tokenRate:
         token.rateLimit !== null ? { id: token.id, rateLimit: token.rateLimit } : undefined,
     };
-    const excluded: Exclusions = { channels: new Set(), keys: new Set() };
+    const excluded: Exclusions = { channels: this.breaker.openChannels(), keys: new Set() };
+    const deadline = exchange.startedAt + this.options.timeBudgetMs;
+    let slowFailures = 0;
     let failure: AttemptFailure | undefined;
-    while (exchange.attempts < this.options.maxAttempts) {
+    while (slowFailures < this.options.maxAttempts) {
+      const remainingMs = Math.floor(deadline - performance.now());
+      if (remainingMs <= 0) break;
       const attempt = await this.picker.pick(table, request, excluded);
       // The token's own request rate counts once per request.
       request.tokenRate = undefined;
       if (!attempt) break;
       exchange.attempts += 1;
       exchange.candidate = attempt.candidate;
-      const result = await this.attempt(exchange, attempt);
+      const ownWait = attempt.candidate.channel.firstByteTimeoutMs ?? this.options.firstByteMs;
+      const result = await this.attempt(exchange, attempt, Math.min(ownWait, remainingMs));
       if (!('kind' in result)) return result;
       failure = result;
+      if (!result.fast) slowFailures += 1;
       // An account's own refusal rules out that account; anything else, its channel.
       if (result.kind === 'banned' || result.kind === 'rate_limited')
         excluded.keys.add(attempt.candidate.key.id);
       else excluded.channels.add(attempt.candidate.channel.id);
+      if (result.kind === 'timeout') this.breaker.trip(attempt.candidate.channel.id);
     }
     throw exhaustedError(exchange, table, failure);
   }
@@ -78,7 +97,8 @@ export class Failover {
   private async attempt(
     exchange: RoutedExchange,
     attempt: Attempt,
-  ): Promise<Answered | AttemptFailure> {
+    firstByteMs: number,
+  ): Promise<Answered | SettledFailure> {
     const { candidate } = attempt;
     const attemptStarted = performance.now();
     let response: UpstreamResponse;
@@ -88,6 +108,7 @@ export class Failover {
         body: exchange.body,
         requestId: exchange.request.id,
         signal: exchange.abort.signal,
+        firstByteMs,
       });
     } catch (error) {
       attempt.lease.release(0);
@@ -95,10 +116,13 @@ export class Failover {
       this.outcomes.add(
         channelOutcome(candidate, error.kind, attemptStarted, undefined, error.message),
       );
-      return { kind: error.kind, message: error.message };
+      return { kind: error.kind, message: error.message, fast: error.fast };
     }
 
-    const kind = outcomeOfStatus(response.statusCode);
+    const adapter = adapterFor(exchange.endpoint, candidate.channel);
+    const kind = outcomeOfStatus(
+      adapter ? adapter.healthStatus(response.statusCode) : response.statusCode,
+    );
     if (isRetryableOutcome(kind)) {
       const detail = await readErrorDetail(response);
       attempt.lease.release(0);
@@ -106,11 +130,16 @@ export class Failover {
       return {
         kind,
         message: `upstream answered ${response.statusCode}${detail ? `: ${detail}` : ''}`,
+        fast: kind === 'banned' || kind === 'rate_limited',
       };
     }
     let answer: Answer;
     try {
       answer = await receive(response);
+      if (adapter) {
+        const context = answerContext(exchange.body, candidate.upstreamModel);
+        answer = convertAnswer(adapter, response.statusCode, answer, context);
+      }
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
@@ -119,12 +148,26 @@ export class Failover {
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
       );
-      return { kind: 'connect_error', message };
+      return { kind: 'connect_error', message, fast: false };
+    }
+    if (answer.kind === 'stream' && answer.translator?.failure) {
+      // The provider refused in its first event (Anthropic's overloaded_error): nothing
+      // reached the client yet, fail over as for a 429.
+      attempt.lease.release(0);
+      await answer.rest.return?.();
+      const message = `the upstream stream failed at once: ${answer.translator.failure}`;
+      this.outcomes.add(
+        channelOutcome(candidate, 'rate_limited', attemptStarted, response, message),
+      );
+      return { kind: 'rate_limited', message, fast: true };
     }
     this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response));
     return { attempt, response, answer, attemptStarted };
   }
 }
+
+/** A failed attempt, and whether it was certain at once (it then costs no budget). */
+type SettledFailure = AttemptFailure & { fast: boolean };
 
 /** The client left: its request ends here, whatever the upstream was doing. */
 export function clientGone(abort: AbortController, error: unknown): Error {
@@ -144,12 +187,18 @@ export function exhaustedError(
 ): GatewayError {
   const { body, token, attempts } = exchange;
   if (!failure) {
-    const reason = table.serves(body.model, token.group)
-      ? 'every channel serving it is saturated, cooling down or unhealthy; retry later'
-      : 'no channel serves it';
+    // A model no channel serves is the client's mistake; one whose channels are all busy
+    // or resting is ours, for now.
+    if (!table.serves(body.model, token.group)) {
+      return new GatewayError(
+        'model_not_found',
+        `The model \`${body.model}\` does not exist or is not served in group \`${token.group}\`.`,
+        'model',
+      );
+    }
     return new GatewayError(
       'no_available_channel',
-      `No available channel for model \`${body.model}\` in group \`${token.group}\`: ${reason}.`,
+      `No available channel for model \`${body.model}\` in group \`${token.group}\`: every channel serving it is saturated, cooling down or unhealthy; retry later.`,
       'model',
     );
   }

@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
@@ -20,6 +21,7 @@ export class ProxyModule {
       providers: [
         { provide: FAILOVER_OPTIONS, useValue: options },
         ChannelPicker,
+        ChannelBreaker,
         ChannelForwarder,
         Failover,
         Relay,

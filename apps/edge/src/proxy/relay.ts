@@ -72,6 +72,7 @@ export class Relay {
     void reply.send(relay);
     await done;
     const summary = observer.summary();
+    interrupted ??= answer.translator?.failure ?? null;
     const clientGone = exchange.abort.signal.aborted;
     // A finished stream reports again only when it broke: its start already counted as ok.
     if (interrupted)
@@ -81,7 +82,7 @@ export class Relay {
     return {
       status: response.statusCode,
       errorCode: interrupted ? 'stream_interrupted' : clientGone ? 'client_closed' : null,
-      usage: summary.usage,
+      usage: answer.translator?.usage ?? summary.usage,
       upstreamModel: summary.model ?? attempt.candidate.upstreamModel,
       completionText: summary.completionText,
       firstByteMs,

@@ -46,6 +46,7 @@ export function summarizeEvents(text: string): StreamSummary {
       usage = {
         promptTokens: chunk.usage.prompt_tokens,
         completionTokens: chunk.usage.completion_tokens ?? 0,
+        ...cachedOf(chunk.usage),
       };
     }
     for (const choice of chunk.choices ?? []) {
@@ -78,6 +79,7 @@ export function summarizeJson(body: Buffer): JsonSummary {
         completion_tokens?: number;
         input_tokens?: number;
         output_tokens?: number;
+        prompt_tokens_details?: { cached_tokens?: number };
       };
       choices?: { message?: { content?: unknown } }[];
       data?: unknown[];
@@ -89,6 +91,7 @@ export function summarizeJson(body: Buffer): JsonSummary {
         ? {
             promptTokens: prompt,
             completionTokens: reported?.completion_tokens ?? reported?.output_tokens ?? 0,
+            ...cachedOf(reported),
           }
         : null;
     const completionText = (json.choices ?? [])
@@ -103,4 +106,14 @@ export function summarizeJson(body: Buffer): JsonSummary {
   } catch {
     return { usage: null, model: null, completionText: '', items: 0 };
   }
+}
+
+/** OpenAI reports the input read from its prompt cache inside `prompt_tokens`, and apart. */
+function cachedOf(
+  usage: { prompt_tokens_details?: { cached_tokens?: number } | null } | undefined,
+): {
+  cachedTokens?: number;
+} {
+  const cached = usage?.prompt_tokens_details?.cached_tokens;
+  return typeof cached === 'number' && cached > 0 ? { cachedTokens: cached } : {};
 }

@@ -1,4 +1,5 @@
 import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
+import { type StreamTranslator } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
 import { type UpstreamResponse } from '../upstream/upstream-client.js';
 
@@ -11,7 +12,13 @@ import { type UpstreamResponse } from '../upstream/upstream-client.js';
  */
 export type Answer =
   | { kind: 'whole'; body: Buffer }
-  | { kind: 'stream'; first: Buffer | null; rest: AsyncIterator<Buffer> };
+  | {
+      kind: 'stream';
+      first: Buffer | null;
+      rest: AsyncIterator<Buffer>;
+      /** Set when the stream is converted: its usage, and whether the provider broke it off. */
+      translator?: StreamTranslator;
+    };
 
 export async function receive(response: UpstreamResponse): Promise<Answer> {
   if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {

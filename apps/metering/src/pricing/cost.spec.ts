@@ -17,6 +17,15 @@ describe('costOf', () => {
     expect(costOf(10, 10, { inputPrice: 0, outputPrice: 0 })).toBe(0n);
   });
 
+  it('prices input read from the prompt cache at the cached-input price, else at the input price', () => {
+    const price = { inputPrice: 3_000_000, outputPrice: 15_000_000, cachedInputPrice: 300_000 };
+    // 900 uncached * 3 + 100 cached * 0.3 + 10 * 15 = 2,700 + 30 + 150 micro-dollars.
+    expect(costOf(1000, 10, price, 100)).toBe(2_880n);
+    expect(costOf(1000, 10, { ...price, cachedInputPrice: null }, 100)).toBe(3_150n);
+    // More cached than prompt tokens (a confused upstream) never makes a negative count.
+    expect(costOf(10, 0, price, 50)).toBe(3n);
+  });
+
   it('stays exact where floating point would not', () => {
     const price = { inputPrice: 1_000_000_000, outputPrice: 1_000_000_000 };
     const tokens = 2_147_483_647;

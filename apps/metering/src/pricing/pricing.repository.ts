@@ -8,12 +8,13 @@ export class PricingRepository {
 
   async findAllPrices(): Promise<PriceEntry[]> {
     const rows = await this.prisma.modelPrice.findMany({
-      select: { model: true, inputPrice: true, outputPrice: true },
+      select: { model: true, inputPrice: true, outputPrice: true, cachedInputPrice: true },
     });
     return rows.map((row) => ({
       model: row.model,
       inputPrice: row.inputPrice,
       outputPrice: row.outputPrice,
+      cachedInputPrice: row.cachedInputPrice,
     }));
   }
 }

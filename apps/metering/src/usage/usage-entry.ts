@@ -15,6 +15,7 @@ export interface UsageEntry {
   upstreamModel: string | null;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number;
   tokensCounted: boolean;
   /** Micro-dollars. */
   cost: bigint;
@@ -57,6 +58,8 @@ function shortText(value: string | null | undefined): string | null {
 export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
+  /** The part of promptTokens read from a prompt cache (only an upstream reports it). */
+  cachedTokens?: number;
   /** True when the tokenizer counted them (the upstream reported none). */
   tokensCounted: boolean;
 }
@@ -79,6 +82,7 @@ export class UsageEntryFactory {
       return {
         promptTokens: record.usage.promptTokens,
         completionTokens: record.usage.completionTokens,
+        cachedTokens: record.usage.cachedTokens ?? 0,
         tokensCounted: false,
       };
     }
@@ -103,8 +107,9 @@ export class UsageEntryFactory {
       upstreamModel,
       promptTokens: int4('promptTokens', tokens.promptTokens),
       completionTokens: int4('completionTokens', tokens.completionTokens),
+      cachedTokens: int4('cachedTokens', tokens.cachedTokens ?? 0),
       tokensCounted: tokens.tokensCounted,
-      cost: costOf(tokens.promptTokens, tokens.completionTokens, price),
+      cost: costOf(tokens.promptTokens, tokens.completionTokens, price, tokens.cachedTokens),
       status: int4('status', record.status),
       errorCode: shortText(record.errorCode),
       latencyMs: int4('latencyMs', record.latencyMs),

@@ -3,6 +3,7 @@ import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
 import { ErrorNotice } from './ErrorNotice.js';
 import { MarkdownContent } from './MarkdownContent.js';
+import { ToolSteps } from './ToolSteps.js';
 
 export interface ShownMessage extends ChatMessage {
   /** A stable key for the list while the message has no id yet. */
@@ -23,6 +24,7 @@ export const MessageView = memo(function MessageView(props: { message: ShownMess
       <h3 class="visually-hidden">
         {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
       </h3>
+      {message.toolSteps && <ToolSteps steps={message.toolSteps} />}
       {message.content !== '' &&
         (mine ? (
           <div class="message-text">{message.content}</div>

@@ -8,6 +8,7 @@ import { EditMessage, MessageActions } from '../components/MessageActions.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { customModels, initialModel } from '../components/model-choice.js';
 import { ModelPicker } from '../components/ModelPicker.js';
+import { ToolPicker } from '../components/ToolPicker.js';
 import { asProblem } from '../errors.js';
 import { Link, navigate, useLoad } from '@switchyard/ui';
 
@@ -28,6 +29,8 @@ export function ChatPage(props: { path: string }) {
   const activeId = conversationIdFrom(props.path);
   const conversations = useLoad(chat.listConversations, []);
   const available = useLoad(chat.listModels, []);
+  const mcpServers = useLoad(chat.listMcpServers, []);
+  const [serverIds, setServerIds] = useState<Id[]>([]);
   const preferences = useLoad(chat.preferences, []);
   const models = useMemo(() => {
     const listed = available.data ?? [];
@@ -60,6 +63,7 @@ export function ChatPage(props: { path: string }) {
   }, [models, available.loading, preferences.loading]);
   useEffect(() => {
     if (active?.model) setModel(active.model);
+    setServerIds(active?.mcpServerIds ?? []);
   }, [active?.id]);
 
   useEffect(() => {
@@ -102,6 +106,17 @@ export function ChatPage(props: { path: string }) {
     chat.chooseModel(name).catch(() => undefined);
   };
 
+  const chooseServers = async (ids: Id[]) => {
+    setServerIds(ids);
+    if (activeId === null) return;
+    try {
+      await chat.setConversationServers(activeId, ids);
+      void conversations.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
   const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
     setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
 
@@ -127,6 +142,8 @@ export function ChatPage(props: { path: string }) {
       {
         delta: (text) => updateReply(reply.key, (m) => ({ ...m, content: m.content + text })),
         images: (urls) => updateReply(reply.key, (m) => ({ ...m, images: [...m.images, ...urls] })),
+        toolStep: (step) =>
+          updateReply(reply.key, (m) => ({ ...m, toolSteps: [...(m.toolSteps ?? []), step] })),
         done: (messageId, usage) =>
           updateReply(reply.key, (m) => ({
             ...m,
@@ -176,7 +193,7 @@ export function ChatPage(props: { path: string }) {
     let conversationId: Id | null = activeId;
     if (conversationId === null) {
       try {
-        const conversation = await chat.createConversation(titleFrom(content), model);
+        const conversation = await chat.createConversation(titleFrom(content), model, serverIds);
         conversationId = conversation.id;
         created.current = String(conversation.id);
         navigate(`/c/${encodeURIComponent(String(conversation.id))}`);
@@ -274,6 +291,12 @@ export function ChatPage(props: { path: string }) {
               void preferences.reload();
               if (saved.model) setModel(saved.model);
             }}
+          />
+          <ToolPicker
+            servers={mcpServers.data ?? []}
+            value={serverIds}
+            disabled={streaming}
+            onChange={(ids) => void chooseServers(ids)}
           />
           {activeId !== null && messages.length > 0 && (
             <button type="button" class="secondary" onClick={exportConversation}>

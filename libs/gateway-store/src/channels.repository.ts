@@ -6,7 +6,8 @@ import {
   type ChannelKey,
   type ChannelStatus,
 } from '@switchyard/db';
-import { type Db } from '../common/db.js';
+import { modelMatchSql } from '@switchyard/routing';
+import { type Db } from './db.js';
 
 export type ChannelWithKeys = Channel & { keys: ChannelKey[] };
 
@@ -86,15 +87,15 @@ export class ChannelsRepository {
     return { rows, total };
   }
 
-  /** Channels listing the model exactly, or a `*` prefix it starts with. */
+  /** Channels with an entry matching the model, in the one pattern language. */
   private async idsServingModel(model: string): Promise<number[]> {
     const rows = await this.prisma.$queryRaw<{ id: number }[]>`
-      SELECT id FROM "Channel"
-      WHERE ${model} = ANY(models)
-         OR EXISTS (
-           SELECT 1 FROM unnest(models) AS entry
-           WHERE right(entry, 1) = '*' AND starts_with(${model}, left(entry, -1))
-         )`;
+      WITH wanted AS (SELECT ${model}::text AS model)
+      SELECT id FROM "Channel", wanted
+      WHERE EXISTS (
+        SELECT 1 FROM unnest(models) AS entry
+        WHERE ${Prisma.raw(modelMatchSql('entry', 'wanted.model'))}
+      )`;
     return rows.map((row) => row.id);
   }
 

@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { ChannelStatus, PrismaService } from '@switchyard/db';
+import { ROUTER_ACTOR } from './actor.js';
+import { AuditRepository } from './audit.repository.js';
+import { type Db } from './db.js';
 
 // The router's view of the channel tables: what it routes over, and the automatic status
-// changes it makes. It never touches what an administrator disabled.
+// changes it may make. The router moves a key or a channel only between `enabled` and
+// `auto_disabled`, never out of or into `disabled` (an administrator's decision). Like an
+// administrator's change, each move bumps the channel's version (a key belongs to its
+// channel's version) and is audited, here with the router as actor, in one transaction.
 
 export interface StoredKey {
   id: number;
@@ -26,6 +32,7 @@ export interface StoredChannel {
   priority: number;
   weight: number;
   groups: string[];
+  firstByteTimeoutMs: number | null;
   status: ChannelStatus;
   keys: StoredKey[];
 }
@@ -53,7 +60,10 @@ function asSettings(value: unknown): ProviderSettings {
 
 @Injectable()
 export class ChannelStore {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: AuditRepository,
+  ) {}
 
   /** Every channel an administrator has not disabled, with its keys and their effective limits. */
   async loadRoutable(): Promise<StoredChannel[]> {
@@ -76,6 +86,7 @@ export class ChannelStore {
       priority: row.priority,
       weight: row.weight,
       groups: row.groups,
+      firstByteTimeoutMs: row.firstByteTimeoutMs,
       status: row.status,
       keys: row.keys.map((key) => ({
         id: key.id,
@@ -95,32 +106,38 @@ export class ChannelStore {
   async autoDisableKey(keyId: number, reason: string): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const now = new Date();
+      const statusReason = reason.slice(0, 500);
       const changed = await tx.channelKey.updateMany({
         where: { id: keyId, status: ChannelStatus.enabled },
-        data: {
-          status: ChannelStatus.auto_disabled,
-          statusReason: reason.slice(0, 500),
-          statusChangedAt: now,
-        },
+        data: { status: ChannelStatus.auto_disabled, statusReason, statusChangedAt: now },
       });
       if (changed.count === 0) return false;
-      const key = await tx.channelKey.findUniqueOrThrow({
-        where: { id: keyId },
-        select: { channelId: true },
-      });
+      const channelId = await channelOf(tx, keyId);
       const usable = await tx.channelKey.count({
-        where: { channelId: key.channelId, status: ChannelStatus.enabled },
+        where: { channelId, status: ChannelStatus.enabled },
       });
-      if (usable === 0) {
-        await tx.channel.updateMany({
-          where: { id: key.channelId, status: ChannelStatus.enabled },
-          data: {
-            status: ChannelStatus.auto_disabled,
-            statusReason: 'every key was disabled automatically',
-            statusChangedAt: now,
-          },
-        });
-      }
+      const channelDisabled =
+        usable === 0 &&
+        (
+          await tx.channel.updateMany({
+            where: { id: channelId, status: ChannelStatus.enabled },
+            data: {
+              status: ChannelStatus.auto_disabled,
+              statusReason: 'every key was disabled automatically',
+              statusChangedAt: now,
+            },
+          })
+        ).count === 1;
+      await bumpVersion(tx, channelId);
+      await this.audit.append(
+        {
+          actor: ROUTER_ACTOR,
+          action: 'channel.key_auto_disable',
+          target: { type: 'channel_key', id: keyId },
+          details: { channelId, reason: statusReason, channelDisabled },
+        },
+        tx,
+      );
       return true;
     });
   }
@@ -134,15 +151,38 @@ export class ChannelStore {
         data: { status: ChannelStatus.enabled, statusReason: null, statusChangedAt: now },
       });
       if (changed.count === 0) return false;
-      const key = await tx.channelKey.findUniqueOrThrow({
-        where: { id: keyId },
-        select: { channelId: true },
-      });
-      await tx.channel.updateMany({
-        where: { id: key.channelId, status: ChannelStatus.auto_disabled },
-        data: { status: ChannelStatus.enabled, statusReason: null, statusChangedAt: now },
-      });
+      const channelId = await channelOf(tx, keyId);
+      const channelEnabled =
+        (
+          await tx.channel.updateMany({
+            where: { id: channelId, status: ChannelStatus.auto_disabled },
+            data: { status: ChannelStatus.enabled, statusReason: null, statusChangedAt: now },
+          })
+        ).count === 1;
+      await bumpVersion(tx, channelId);
+      await this.audit.append(
+        {
+          actor: ROUTER_ACTOR,
+          action: 'channel.key_auto_enable',
+          target: { type: 'channel_key', id: keyId },
+          details: { channelId, channelEnabled },
+        },
+        tx,
+      );
       return true;
     });
   }
+}
+
+async function channelOf(tx: Db, keyId: number): Promise<number> {
+  const key = await tx.channelKey.findUniqueOrThrow({
+    where: { id: keyId },
+    select: { channelId: true },
+  });
+  return key.channelId;
+}
+
+/** An administrator editing at the version read before this change must read it again. */
+async function bumpVersion(tx: Db, channelId: number): Promise<void> {
+  await tx.channel.update({ where: { id: channelId }, data: { version: { increment: 1 } } });
 }

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type Prisma, type Token } from '@switchyard/db';
-import { type Db } from '../common/db.js';
-import { type TokenStatusView } from './tokens.dto.js';
+import { type Db } from './db.js';
+
+/** A token's status as the admin lists it: `expired` is an enabled token past its expiry. */
+export type TokenListStatus = 'enabled' | 'disabled' | 'exhausted' | 'expired';
 
 export interface TokenFilter {
-  status?: TokenStatusView;
+  status?: TokenListStatus;
   group?: string;
   name?: string;
 }
@@ -61,7 +63,7 @@ export class TokensRepository {
   }
 }
 
-function statusFilter(status: TokenStatusView | undefined, now: Date): Prisma.TokenWhereInput {
+function statusFilter(status: TokenListStatus | undefined, now: Date): Prisma.TokenWhereInput {
   switch (status) {
     case undefined:
       return {};

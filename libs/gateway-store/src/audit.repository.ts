@@ -1,6 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, type AuditLog, type Prisma } from '@switchyard/db';
-import { type Db } from '../common/db.js';
+import { type Actor } from './actor.js';
+import { type Db } from './db.js';
+
+export interface AuditTarget {
+  type: 'admin' | 'channel' | 'channel_key' | 'token' | 'price' | 'session';
+  id?: number | string | null;
+}
+
+/** Details of an audit entry: what changed, described without any secret. */
+export type AuditDetails = Prisma.InputJsonObject;
+
+/** An audit entry always names its actor: the trail says who did it, or which service. */
+export interface AuditEntry {
+  actor: Actor;
+  /** `<target>.<verb>`, e.g. `channel.update`. */
+  action: string;
+  target: AuditTarget;
+  details?: AuditDetails;
+}
 
 export interface AuditFilter {
   action?: string;
@@ -15,8 +33,23 @@ export interface AuditFilter {
 export class AuditRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async append(entry: Prisma.AuditLogUncheckedCreateInput, db: Db = this.prisma): Promise<void> {
-    await db.auditLog.create({ data: entry });
+  /**
+   * Appends an entry. Pass the transaction of the change as `db` so that the change and
+   * its entry are committed together, or neither is.
+   */
+  async append(entry: AuditEntry, db: Db = this.prisma): Promise<void> {
+    const { actor, action, target, details } = entry;
+    await db.auditLog.create({
+      data: {
+        actorId: actor.id,
+        actorName: actor.name.slice(0, 64),
+        action,
+        targetType: target.type,
+        targetId: target.id === undefined || target.id === null ? null : String(target.id),
+        ...(details ? { details } : {}),
+        clientIp: actor.clientIp,
+      },
+    });
   }
 
   async listNewestFirst(

@@ -7,3 +7,6 @@ ADD COLUMN     "providerSettings" JSONB NOT NULL DEFAULT '{}';
 
 -- AlterTable
 ALTER TABLE "ModelPrice" ADD COLUMN     "cachedInputPrice" INTEGER;
+
+-- AlterTable
+ALTER TABLE "UsageLog" ADD COLUMN     "cachedTokens" INTEGER NOT NULL DEFAULT 0;

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server,
@@ -8,6 +11,47 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
+/** Generous: the stack starts once for the whole suite, on machines that may be busy. */
+const START_TIMEOUT_MS = 90_000;
+/** Screenshots of what the tests saw, for a person to look at (var/ is not committed). */
+const SCREENSHOTS = path.join(repositoryRoot, 'var', 'screenshots', 'web');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core's serious and critical findings on the page as it is now. It is evaluated
+ * through the DevTools protocol: the app's content security policy refuses script tags. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<AxeResults> } }).axe;
+    type AxeResults = {
+      violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[];
+    };
+    const results = await axe.run();
+    return results.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      targets: v.nodes.map((n) => JSON.stringify(n.target)),
+    }));
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
+}
+
+/** Scripts the mock's next answer, so a reply's exact Markdown can be tried. */
+async function nextReply(mockUrl: string, reply: string): Promise<void> {
+  const response = await fetch(`${mockUrl}/_mock/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: UPSTREAM_KEY, reply, times: 1 }),
+  });
+  if (!response.ok) throw new Error(`scripting the mock: ${response.status}`);
+}
 
 describe('chat web app in a browser', () => {
   let mock: AppProcess;
@@ -16,6 +60,10 @@ describe('chat web app in a browser', () => {
   let browser: Browser;
   let page: Page;
   const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
+  const user = {
+    username: `user${randomBytes(3).toString('hex')}`,
+    password: 'a long enough password',
+  };
 
   async function asAdmin(method: string, route: string, body?: unknown): Promise<unknown> {
     const login = await fetch(`${chat.url}/api/auth/login`, {
@@ -35,7 +83,10 @@ describe('chat web app in a browser', () => {
   }
 
   beforeAll(async () => {
-    mock = await startApp('mock-upstream', { env: { MOCK_ACCOUNTS: UPSTREAM_KEY } });
+    mock = await startApp('mock-upstream', {
+      env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
+      timeoutMs: START_TIMEOUT_MS,
+    });
     chat = await startApp('chat', {
       env: {
         SECRET_KEYS: generateSecretKeySpec('web'),
@@ -43,8 +94,9 @@ describe('chat web app in a browser', () => {
         CHAT_ADMIN_PASSWORD: admin.password,
       },
       readyPath: '/readyz',
+      timeoutMs: START_TIMEOUT_MS,
     });
-    web = await startApp('web', { env: { CHAT_URL: chat.url } });
+    web = await startApp('web', { env: { CHAT_URL: chat.url }, timeoutMs: START_TIMEOUT_MS });
     await asAdmin('POST', '/api/admin/api-keys', {
       platform: 'openai',
       address: mock.url,
@@ -56,6 +108,13 @@ describe('chat web app in a browser', () => {
       platform: 'openai',
       name: 'gpt-4o-mini',
       purpose: 'chat',
+      open: true,
+    });
+    // Sorts before every chat model: the picker must still preselect a chat model.
+    await asAdmin('POST', '/api/admin/models', {
+      platform: 'openai',
+      name: 'dall-e-3',
+      purpose: 'drawing',
       open: true,
     });
     await asAdmin('POST', '/api/admin/models', {
@@ -76,7 +135,7 @@ describe('chat web app in a browser', () => {
       ],
     });
     page = await browser.newPage();
-  });
+  }, 4 * START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -85,16 +144,21 @@ describe('chat web app in a browser', () => {
 
   it('registers, sees only the models open to it, and gets a streamed reply that is kept', async () => {
     await page.goto(`${web.url}/register`);
-    await page.getByLabel('Username').fill(`user${randomBytes(3).toString('hex')}`);
-    await page.getByLabel('Password').fill('a long enough password');
+    await page.getByLabel('Username').fill(user.username);
+    await page.getByLabel('Password').fill(user.password);
     await page.getByRole('button', { name: 'Create account' }).click();
 
     const picker = page.getByLabel('Model');
-    await picker.waitFor();
+    await picker.locator('option', { hasText: 'gpt-4o-mini' }).waitFor({ state: 'attached' });
     const options = await picker.locator('option').allTextContents();
     expect(options.join(' ')).toContain('gpt-4o-mini');
     expect(options.join(' ')).not.toContain('closed-model');
-    await picker.selectOption('gpt-4o-mini');
+    expect(options.indexOf('gpt-4o-mini')).toBeLessThan(options.indexOf('dall-e-3'));
+    await eventually(
+      async () => ((await picker.inputValue()) === 'gpt-4o-mini' ? true : undefined),
+      5_000,
+      'a chat model preselected, not the drawing model',
+    );
 
     // A slow stream, so the page can be seen filling in before it is done.
     await fetch(`${mock.url}/_mock/faults`, {
@@ -134,6 +198,172 @@ describe('chat web app in a browser', () => {
       10_000,
       'the reply kept after a reload',
     );
+  });
+
+  it('renders a reply as Markdown: headings, tables, task lists, highlighted code, math, safe links', async () => {
+    await nextReply(
+      mock.url,
+      [
+        '# Release notes',
+        '',
+        'Some **bold** text and a [link](https://example.com/docs).',
+        '',
+        '| model | tokens |',
+        '|---|---|',
+        '| gpt-4o-mini | 42 |',
+        '',
+        '- [x] shipped',
+        '- [ ] pending',
+        '',
+        '```python',
+        'def answer():',
+        '    return 42',
+        '```',
+        '',
+        'Euler: $e^{i\\pi} + 1 = 0$',
+      ].join('\n'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('show me markdown');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.message-assistant').last();
+    await reply.locator('h1', { hasText: 'Release notes' }).waitFor();
+    expect(await reply.locator('strong').innerText()).toBe('bold');
+    expect(await reply.locator('table td').allInnerTexts()).toEqual(['gpt-4o-mini', '42']);
+    expect(await reply.locator('input[type=checkbox]').count()).toBe(2);
+    expect(await reply.locator('input[type=checkbox]').first().isChecked()).toBe(true);
+    const link = reply.getByRole('link', { name: 'link' });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    // The Python grammar is fetched when first needed, then the block is highlighted.
+    await reply.locator('code.language-python .hljs-keyword', { hasText: 'def' }).waitFor();
+    expect(await reply.locator('math').count()).toBe(1);
+    expect(await reply.locator('math mi').first().textContent()).toBe('e');
+
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await reply.getByRole('button', { name: 'Copy code' }).click();
+    await reply.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe('def answer():\n    return 42\n');
+    await screenshot(page, 'markdown-reply');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it('keeps script in a reply inert: raw HTML shows as text, script links are not links', async () => {
+    await page.evaluate(() => ((globalThis as unknown as { pwned?: number }).pwned = 0));
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await nextReply(
+      mock.url,
+      [
+        'Payloads: <img src=x onerror="window.pwned=1;alert(1)">',
+        '<script>window.pwned=2</script>',
+        '[click me](javascript:window.pwned=3)',
+        '<a href="javascript:window.pwned=4">raw link</a>',
+        '![pic](javascript:window.pwned=5)',
+        '<svg onload="window.pwned=6"></svg>',
+      ].join('\n\n'),
+    );
+    await page.getByRole('textbox', { name: 'Message' }).fill('try the payloads');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.message-assistant').last();
+    await reply.getByText('raw link', { exact: false }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await reply.innerText()).toContain('<img src=x onerror=');
+    expect(await reply.locator('img, script, svg, iframe').count()).toBe(0);
+    expect(
+      await reply.evaluate(
+        (element) =>
+          [...element.querySelectorAll('*')].filter(
+            (node) =>
+              [...node.attributes].some((attribute) => attribute.name.startsWith('on')) ||
+              /^\s*javascript:/i.test(node.getAttribute('href') ?? ''),
+          ).length,
+      ),
+    ).toBe(0);
+    await reply.getByText('click me', { exact: false }).click();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
+    expect(dialogs).toEqual([]);
+    await screenshot(page, 'xss-reply');
+  });
+
+  it('regenerates the last reply, edits and resends a question, searches and exports', async () => {
+    const log = page.getByRole('log', { name: 'Messages' });
+    const replies = page.locator('.message-assistant');
+    const before = await replies.count();
+
+    await nextReply(mock.url, 'A second take.');
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    await replies.last().getByText('A second take.').waitFor();
+    expect(await replies.count()).toBe(before);
+
+    await page.getByRole('button', { name: 'Edit' }).last().click();
+    await page.getByLabel('Edit your message').fill('an edited question');
+    await page.getByRole('button', { name: 'Send again' }).click();
+    await replies.last().getByText('Echo: an edited question').waitFor();
+    expect(await replies.count()).toBe(before);
+
+    await page.reload();
+    await log.getByText('Echo: an edited question').waitFor();
+    const text = await log.innerText();
+    expect(text).not.toContain('A second take.');
+    expect(text).not.toContain('try the payloads');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export as Markdown' }).click();
+    const file = await (await download).path();
+    const exported = readFileSync(file, 'utf8');
+    expect(exported).toMatch(/^# hello from the browser\n/);
+    expect(exported).toContain('## You\n\nan edited question');
+    expect(exported).toContain('## Assistant (gpt-4o-mini)\n\nEcho: an edited question');
+
+    const search = page.getByLabel('Search conversations');
+    const list = page.getByRole('complementary', { name: 'Conversations' });
+    await search.fill('no such title');
+    await list.getByText('No conversations yet.').waitFor();
+    await search.fill('HELLO from');
+    await list.getByRole('link', { name: 'hello from the browser' }).waitFor();
+    await search.fill('');
+    await screenshot(page, 'message-actions');
+    expect(await accessibilityViolations(page)).toEqual([]);
+  });
+
+  it("remembers the user's model choice on the server: another browser preselects it", async () => {
+    await page.getByLabel('Model').selectOption('dall-e-3');
+    await eventually(
+      async () => {
+        const saved = await page.evaluate(async () => {
+          const response = await fetch('/api/me/preferences', {
+            headers: { authorization: `Bearer ${localStorage.getItem('switchyard.chat.token')}` },
+          });
+          return ((await response.json()) as { model: string | null }).model;
+        });
+        return saved === 'dall-e-3' ? true : undefined;
+      },
+      5_000,
+      'the choice saved',
+    );
+    const elsewhere = await browser.newContext();
+    const other = await elsewhere.newPage();
+    await other.goto(`${web.url}/login`);
+    await other.getByLabel('Username').fill(user.username);
+    await other.getByLabel('Password').fill(user.password);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await eventually(
+      async () =>
+        (await other.getByLabel('Model').inputValue()) === 'dall-e-3' ? true : undefined,
+      10_000,
+      'the saved choice preselected in a new browser',
+    );
+    await elsewhere.close();
+    await page.getByLabel('Model').selectOption('gpt-4o-mini');
   });
 
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {

@@ -13,6 +13,7 @@ import { ConversationsModule } from './conversations/conversations.module.js';
 import { EditionsModule } from './editions/editions.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { ModelsModule } from './models/models.module.js';
+import { PreferencesModule } from './preferences/preferences.module.js';
 import { UsageModule } from './usage/usage.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -30,6 +31,7 @@ export class ChatModule {
         AuthModule,
         UsersModule,
         ModelsModule,
+        PreferencesModule,
         EditionsModule,
         ApiKeysModule,
         McpModule,

@@ -18,6 +18,7 @@ import {
   ConversationPageResponse,
   ConversationResponse,
   CreateConversationDto,
+  DeleteMessagesQuery,
   ListConversationsQuery,
   MessageResponse,
   SendMessageDto,
@@ -86,6 +87,18 @@ export class ConversationsController {
     @Param('id', UuidPipe) id: string,
   ): Promise<MessageResponse[]> {
     return this.conversations.messages(principal, id);
+  }
+
+  /** Deletes a message and every later one: how a reply is regenerated, or a question
+   * edited and sent again. */
+  @Delete(':id/messages')
+  @HttpCode(204)
+  deleteMessages(
+    @CurrentUser() principal: Principal,
+    @Param('id', UuidPipe) id: string,
+    @Query() query: DeleteMessagesQuery,
+  ): Promise<void> {
+    return this.conversations.deleteMessagesFrom(principal, id, query.from);
   }
 
   /**

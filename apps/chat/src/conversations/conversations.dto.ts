@@ -82,6 +82,18 @@ export class ListConversationsQuery {
   pageSize?: number;
 }
 
+export class DeleteMessagesQuery {
+  @ApiProperty({
+    description: 'The first message to delete; every later message goes with it',
+    minimum: 1,
+  })
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  from!: number;
+}
+
 export class SendMessageDto {
   @ApiProperty({ maxLength: 100_000 })
   @IsString()

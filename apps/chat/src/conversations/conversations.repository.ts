@@ -84,6 +84,26 @@ export class ConversationsRepository {
     });
   }
 
+  /** Deletes the message and every message after it (regenerate, edit and resend);
+   * false when the conversation holds no such message. */
+  async deleteFrom(conversationId: string, messageId: bigint): Promise<boolean> {
+    const first = await this.prisma.message.findFirst({
+      where: { id: messageId, conversationId },
+      select: { id: true, createdAt: true },
+    });
+    if (!first) return false;
+    await this.prisma.message.deleteMany({
+      where: {
+        conversationId,
+        OR: [
+          { createdAt: { gt: first.createdAt } },
+          { createdAt: first.createdAt, id: { gte: first.id } },
+        ],
+      },
+    });
+    return true;
+  }
+
   /** The last `limit` messages worth sending upstream again, oldest first. */
   async recentHistory(conversationId: string, limit: number): Promise<Message[]> {
     if (limit === 0) return [];

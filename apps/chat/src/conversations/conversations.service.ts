@@ -87,6 +87,14 @@ export class ConversationsService {
     return (await this.conversations.listMessages(id)).map(toMessage);
   }
 
+  /** Takes the conversation back to before `messageId`, which goes with all that follows. */
+  async deleteMessagesFrom(principal: Principal, id: string, messageId: number): Promise<void> {
+    await this.findOwned(principal, id);
+    if (!(await this.conversations.deleteFrom(id, BigInt(messageId)))) {
+      throw new ApiError('not_found', `No message ${messageId} in conversation ${id}`);
+    }
+  }
+
   private async findOwned(principal: Principal, id: string): Promise<Conversation> {
     const conversation = await this.conversations.findOwned(id, principal.id);
     if (!conversation) throw conversationNotFound(id);

@@ -136,6 +136,65 @@ describe('sending messages', () => {
       });
     });
 
+    it('takes a conversation back to before a message, so a reply is regenerated or a question edited', async () => {
+      const conversationId = await newConversation();
+      await sendMessage(chat, user.token, conversationId, { content: 'first question' });
+      await sendMessage(chat, user.token, conversationId, { content: 'second question' });
+      const [, , secondQuestion, secondAnswer] = await storedMessages(conversationId);
+
+      // Regenerate: the last reply goes, then the same question is asked again.
+      await chat.api
+        .delete(`/api/conversations/${conversationId}/messages?from=${secondAnswer!.id}`)
+        .set(bearer(user.token))
+        .expect(204);
+      expect((await storedMessages(conversationId)).map((m) => m.content)).toEqual([
+        'first question',
+        'Echo: first question',
+        'second question',
+      ]);
+
+      // Edit and resend: the question goes with everything after it.
+      await chat.api
+        .delete(`/api/conversations/${conversationId}/messages?from=${secondQuestion!.id}`)
+        .set(bearer(user.token))
+        .expect(204);
+      await sendMessage(chat, user.token, conversationId, { content: 'second, edited' });
+      expect((await storedMessages(conversationId)).map((m) => m.content)).toEqual([
+        'first question',
+        'Echo: first question',
+        'second, edited',
+        'Echo: second, edited',
+      ]);
+    });
+
+    it("refuses to delete another user's messages, a message of another conversation, or no message", async () => {
+      const conversationId = await newConversation();
+      await sendMessage(chat, user.token, conversationId, { content: 'mine' });
+      const [question] = await storedMessages(conversationId);
+      const stranger = await newUser(chat.api, 'stranger');
+      const notYours = await chat.api
+        .delete(`/api/conversations/${conversationId}/messages?from=${question!.id}`)
+        .set(bearer(stranger.token))
+        .expect(404);
+      expect(notYours.body.error.code).toBe('not_found');
+
+      const other = await newConversation();
+      const elsewhere = await chat.api
+        .delete(`/api/conversations/${other}/messages?from=${question!.id}`)
+        .set(bearer(user.token))
+        .expect(404);
+      expect(elsewhere.body.error.message).toContain(`No message ${question!.id}`);
+
+      for (const from of ['', 'abc', '0', '99999999999999999999']) {
+        const bad = await chat.api
+          .delete(`/api/conversations/${conversationId}/messages?from=${from}`)
+          .set(bearer(user.token))
+          .expect(400);
+        expect(bad.body.error.code).toBe('validation_failed');
+      }
+      expect(await storedMessages(conversationId)).toHaveLength(2);
+    });
+
     it('writes each piece as it comes, not when the reply is over', async () => {
       await mock.fault('sk-mock-a', { chunkDelayMs: 150 }, 1);
       const conversationId = await newConversation();

@@ -3,7 +3,7 @@ import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type ChatModel } from '@switchyard/db';
 import { type Principal } from '../auth/principal.js';
-import { type PurposeName } from '../common/platform.js';
+import { PURPOSES, type PurposeName } from '../common/platform.js';
 import { assistantIdOf } from './assistant-link.js';
 import {
   type CreateModelDto,
@@ -35,6 +35,12 @@ function toModel(model: ChatModel): ModelResponse {
   };
 }
 
+/** Chat models first, then drawing and music: a user who opens the app wants to chat.
+ * The sort is stable, so each group keeps the repository's order by name. */
+function byPurpose(a: ChatModel, b: ChatModel): number {
+  return PURPOSES.indexOf(a.purpose) - PURPOSES.indexOf(b.purpose);
+}
+
 function toVisible(model: ChatModel): VisibleModelResponse {
   return {
     name: model.name,
@@ -59,7 +65,7 @@ export class ModelsService {
       principal.role === 'admin'
         ? await this.models.listAll()
         : await this.models.listOpenOrPermitted(principal.modelPermissions);
-    return rows.map(toVisible);
+    return rows.sort(byPurpose).map(toVisible);
   }
 
   /** Throws 403 `model_not_permitted` unless `name` is a model the user may use. */

@@ -51,7 +51,7 @@ describe('models', () => {
       .send({ modelPermissions: ['gpt-4-all', 'dall-e-3', 'gpt-4-all'] })
       .expect(200);
     expect(granted.body.modelPermissions).toEqual(['gpt-4-all', 'dall-e-3']);
-    expect(await visibleTo(user.token)).toEqual(['dall-e-3', 'gpt-4-all', 'gpt-4o']);
+    expect(await visibleTo(user.token)).toEqual(['gpt-4-all', 'gpt-4o', 'dall-e-3']);
     const models = (await chat.api.get('/api/models').set(bearer(user.token)).expect(200)).body;
     expect(models).toContainEqual({
       name: 'dall-e-3',
@@ -68,12 +68,12 @@ describe('models', () => {
     expect(await visibleTo(user.token)).toEqual(['gpt-4o']);
   });
 
-  it('shows every model to an administrator', async () => {
+  it('shows every model to an administrator, chat models first, then drawing and music', async () => {
     expect(await visibleTo(admin.authorization!.slice(7))).toEqual([
-      'dall-e-3',
       'gpt-4-all',
       'gpt-4-gizmo-g-abc123XYZ-travel-guide',
       'gpt-4o',
+      'dall-e-3',
       'suno-v3',
     ]);
   });

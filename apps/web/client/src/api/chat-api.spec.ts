@@ -1,7 +1,15 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { imagesOf, itemsOf, pageOf, readMessage, readModel, sendMessage } from './chat-api.js';
+import {
+  imagesOf,
+  itemsOf,
+  pageOf,
+  readMessage,
+  readModel,
+  readPreferences,
+  sendMessage,
+} from './chat-api.js';
 import { type ApiProblem, setApiOrigin } from './http.js';
 import { type Id, type Usage } from './types.js';
 
@@ -86,6 +94,16 @@ describe('reading answers', () => {
     expect(imagesOf({ urls: ['data:image/png;base64,AAAA', 'ftp://nope'] })).toEqual([
       'data:image/png;base64,AAAA',
     ]);
+  });
+});
+
+describe('readPreferences', () => {
+  it('reads the chosen model and custom assistants, and defaults what is missing', () => {
+    expect(readPreferences({ model: 'gpt-4o', customAssistants: ['g-1', 7] })).toEqual({
+      model: 'gpt-4o',
+      customAssistants: ['g-1'],
+    });
+    expect(readPreferences({ model: null })).toEqual({ model: null, customAssistants: [] });
   });
 });
 

@@ -23,6 +23,7 @@ import {
   type McpServerChoice,
   type Me,
   type Page,
+  type Preferences,
   type Purpose,
   type ToolStep,
   type Usage,
@@ -210,13 +211,26 @@ export async function listModels(): Promise<ChatModel[]> {
   return pageOf(await call<unknown>('GET', '/models'), readModel).items;
 }
 
-/** The model name of a custom assistant, from its public link. */
-export async function modelFromLink(link: string): Promise<string> {
-  const answer = await call<unknown>('POST', '/models/from-link', { link });
-  const model = isRecord(answer) ? answer['model'] : undefined;
-  if (typeof model === 'string') return model;
-  if (isRecord(model) && typeof model['name'] === 'string') return model['name'];
-  throw new Error('The answer carried no model name');
+export function readPreferences(answer: unknown): Preferences {
+  const value = details(answer);
+  return {
+    model: typeof value['model'] === 'string' ? value['model'] : null,
+    customAssistants: strings(value['customAssistants']),
+  };
+}
+
+export async function preferences(): Promise<Preferences> {
+  return readPreferences(await call<unknown>('GET', '/me/preferences'));
+}
+
+/** Remembers the user's model choice on the server, for all their devices. */
+export async function chooseModel(model: string): Promise<Preferences> {
+  return readPreferences(await call<unknown>('PATCH', '/me/preferences', { model }));
+}
+
+/** Saves the custom assistant of a public link to the user; it becomes the chosen model. */
+export async function addCustomAssistant(link: string): Promise<Preferences> {
+  return readPreferences(await call<unknown>('POST', '/me/custom-assistants', { link }));
 }
 
 export async function listConversations(): Promise<Conversation[]> {
@@ -259,6 +273,14 @@ export async function deleteConversation(conversation: Id): Promise<void> {
 export async function listMessages(conversation: Id): Promise<ChatMessage[]> {
   const answer = await call<unknown>('GET', `/conversations/${path(conversation)}/messages`);
   return pageOf(answer, readMessage).items;
+}
+
+/** Deletes `from` and every later message: regenerate, or edit and resend. */
+export async function deleteMessagesFrom(conversation: Id, from: Id): Promise<void> {
+  await call(
+    'DELETE',
+    `/conversations/${path(conversation)}/messages?from=${encodeURIComponent(String(from))}`,
+  );
 }
 
 export interface ReplyHandlers {

@@ -22,6 +22,13 @@ export interface ChatModel {
   custom?: boolean;
 }
 
+/** What the user chose, kept on the server. */
+export interface Preferences {
+  model: string | null;
+  /** Model names of custom assistants the user added from links. */
+  customAssistants: string[];
+}
+
 export interface Conversation {
   id: Id;
   title: string;

@@ -1,6 +1,8 @@
+import { memo } from 'preact/compat';
 import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
 import { ErrorNotice } from './ErrorNotice.js';
+import { MarkdownContent } from './MarkdownContent.js';
 import { ToolSteps } from './ToolSteps.js';
 
 export interface ShownMessage extends ChatMessage {
@@ -13,7 +15,8 @@ export interface ShownMessage extends ChatMessage {
   prompt?: string;
 }
 
-export function MessageView(props: { message: ShownMessage }) {
+/** Memoised: a streamed chunk changes one message object, so only its view redraws. */
+export const MessageView = memo(function MessageView(props: { message: ShownMessage }) {
   const { message } = props;
   const mine = message.role === 'user';
   return (
@@ -22,7 +25,12 @@ export function MessageView(props: { message: ShownMessage }) {
         {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
       </h3>
       {message.toolSteps && <ToolSteps steps={message.toolSteps} />}
-      {message.content !== '' && <div class="message-text">{message.content}</div>}
+      {message.content !== '' &&
+        (mine ? (
+          <div class="message-text">{message.content}</div>
+        ) : (
+          <MarkdownContent source={message.content} />
+        ))}
       {message.pending && message.content === '' && message.images.length === 0 && (
         <p class="message-status">Waiting for the reply…</p>
       )}
@@ -48,4 +56,4 @@ export function MessageView(props: { message: ShownMessage }) {
       )}
     </article>
   );
-}
+});

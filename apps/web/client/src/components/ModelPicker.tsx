@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
-import { type ChatModel, type Purpose } from '../api/types.js';
+import { type ChatModel, type Preferences, type Purpose } from '../api/types.js';
 import { ErrorNotice } from './ErrorNotice.js';
 
 const GROUPS: { purpose: Purpose; label: string }[] = [
@@ -9,39 +9,11 @@ const GROUPS: { purpose: Purpose; label: string }[] = [
   { purpose: 'music', label: 'Music' },
 ];
 
-const CUSTOM_KEY = 'switchyard.chat.customModels';
-
-/** Custom assistants the user added from links, kept in this browser. */
-export function savedCustomModels(): ChatModel[] {
-  try {
-    const names: unknown = JSON.parse(localStorage.getItem(CUSTOM_KEY) ?? '[]');
-    return Array.isArray(names)
-      ? names
-          .filter((name): name is string => typeof name === 'string')
-          .map((name) => ({
-            id: `custom:${name}`,
-            name,
-            purpose: 'chat',
-            platform: 'openai',
-            custom: true,
-          }))
-      : [];
-  } catch {
-    return [];
-  }
-}
-
-function saveCustomModel(name: string): void {
-  const names = new Set(savedCustomModels().map((model) => model.name));
-  names.add(name);
-  localStorage.setItem(CUSTOM_KEY, JSON.stringify([...names]));
-}
-
 export function ModelPicker(props: {
   models: ChatModel[];
   value: string;
   onChange: (name: string) => void;
-  onCustomAdded: () => void;
+  onCustomAdded: (preferences: Preferences) => void;
   disabled?: boolean;
 }) {
   const [link, setLink] = useState('');
@@ -54,10 +26,7 @@ export function ModelPicker(props: {
     setBusy(true);
     setError(null);
     try {
-      const name = await chat.modelFromLink(link.trim());
-      saveCustomModel(name);
-      props.onCustomAdded();
-      props.onChange(name);
+      props.onCustomAdded(await chat.addCustomAssistant(link.trim()));
       setLink('');
     } catch (failure) {
       setError(failure);

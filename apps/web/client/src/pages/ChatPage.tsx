@@ -1,14 +1,17 @@
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
 import { type Conversation, type Id } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
+import { conversationAsMarkdown, exportFileName } from '../components/conversation-export.js';
+import { EditMessage, MessageActions } from '../components/MessageActions.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
-import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
+import { customModels, initialModel } from '../components/model-choice.js';
+import { ModelPicker } from '../components/ModelPicker.js';
 import { ToolPicker } from '../components/ToolPicker.js';
 import { asProblem } from '../errors.js';
 import { Link, navigate, useLoad } from '@switchyard/ui';
 
-const LAST_MODEL_KEY = 'switchyard.chat.lastModel';
 let keys = 0;
 const nextKey = () => `m${(keys += 1)}`;
 
@@ -25,17 +28,18 @@ function titleFrom(content: string): string {
 export function ChatPage(props: { path: string }) {
   const activeId = conversationIdFrom(props.path);
   const conversations = useLoad(chat.listConversations, []);
-  const [customVersion, setCustomVersion] = useState(0);
   const available = useLoad(chat.listModels, []);
   const mcpServers = useLoad(chat.listMcpServers, []);
   const [serverIds, setServerIds] = useState<Id[]>([]);
-  const models = useMemo(
-    () => [...(available.data ?? []), ...savedCustomModels()],
-    [available.data, customVersion],
-  );
+  const preferences = useLoad(chat.preferences, []);
+  const models = useMemo(() => {
+    const listed = available.data ?? [];
+    const custom = customModels(preferences.data?.customAssistants ?? []);
+    return [...listed, ...custom.filter((c) => !listed.some((m) => m.name === c.name))];
+  }, [available.data, preferences.data]);
   const active = conversations.data?.find((c) => String(c.id) === activeId);
 
-  const [model, setModel] = useState<string>(() => localStorage.getItem(LAST_MODEL_KEY) ?? '');
+  const [model, setModel] = useState('');
   const [messages, setMessages] = useState<ShownMessage[]>([]);
   const [messagesError, setMessagesError] = useState<unknown>(null);
   const [loadingMessages, setLoadingMessages] = useState(false);
@@ -43,15 +47,20 @@ export function ChatPage(props: { path: string }) {
   const [error, setError] = useState<unknown>(null);
   const [streaming, setStreaming] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
+  /** The index of the question being edited. */
+  const [editing, setEditing] = useState<number | null>(null);
+  const [search, setSearch] = useState('');
   const stop = useRef<AbortController | null>(null);
   /** A conversation created by sending: its messages are already on screen. */
   const created = useRef<string | null>(null);
   const log = useRef<HTMLDivElement>(null);
 
-  // Choose a model when none is chosen, or the chosen one is gone.
+  // Preselect once both the models and the user's last choice are known (a failed
+  // preferences load still lets the user chat, with the first chat model).
   useEffect(() => {
-    if (model === '' && models.length > 0) setModel(models[0]?.name ?? '');
-  }, [models]);
+    if (model !== '' || available.loading || preferences.loading) return;
+    setModel(initialModel(models, preferences.data?.model ?? null));
+  }, [models, available.loading, preferences.loading]);
   useEffect(() => {
     if (active?.model) setModel(active.model);
     setServerIds(active?.mcpServerIds ?? []);
@@ -59,6 +68,7 @@ export function ChatPage(props: { path: string }) {
 
   useEffect(() => {
     setSidebarOpen(false);
+    setEditing(null);
     if (activeId === null) {
       setMessages([]);
       setMessagesError(null);
@@ -92,7 +102,8 @@ export function ChatPage(props: { path: string }) {
 
   const chooseModel = (name: string) => {
     setModel(name);
-    localStorage.setItem(LAST_MODEL_KEY, name);
+    // Remembering the choice is a convenience: a failure must not stop the chat.
+    chat.chooseModel(name).catch(() => undefined);
   };
 
   const chooseServers = async (ids: Id[]) => {
@@ -109,28 +120,8 @@ export function ChatPage(props: { path: string }) {
   const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
     setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
 
-  const send = async (event?: Event) => {
-    event?.preventDefault();
-    const content = draft.trim();
-    if (content === '' || streaming) return;
-    if (model === '') {
-      setError({ code: 'validation_failed', message: 'Choose a model first.' });
-      return;
-    }
-    setError(null);
-    let conversationId: Id | null = activeId;
-    if (conversationId === null) {
-      try {
-        const conversation = await chat.createConversation(titleFrom(content), model, serverIds);
-        conversationId = conversation.id;
-        created.current = String(conversation.id);
-        navigate(`/c/${encodeURIComponent(String(conversation.id))}`);
-        void conversations.reload();
-      } catch (failure) {
-        setError(failure);
-        return;
-      }
-    }
+  /** Sends `content` in the conversation and streams the reply into the page. */
+  const ask = async (conversationId: Id, content: string) => {
     const purpose = models.find((m) => m.name === model)?.purpose;
     const reply: ShownMessage = {
       key: nextKey(),
@@ -142,7 +133,6 @@ export function ChatPage(props: { path: string }) {
       ...(purpose === 'drawing' ? { prompt: content } : {}),
     };
     setMessages((all) => [...all, { key: nextKey(), role: 'user', content, images: [] }, reply]);
-    setDraft('');
     const controller = new AbortController();
     stop.current = controller;
     setStreaming(true);
@@ -170,7 +160,88 @@ export function ChatPage(props: { path: string }) {
       updateReply(reply.key, (m) => ({ ...m, pending: false, stopped: true }));
     stop.current = null;
     setStreaming(false);
+    await learnIds(conversationId);
   };
+
+  /** The question just sent has no id on screen yet; editing it needs one. */
+  const learnIds = async (conversationId: Id) => {
+    try {
+      const saved = await chat.listMessages(conversationId);
+      setMessages((shown) =>
+        saved.length === shown.length
+          ? shown.map((message, index) =>
+              message.id === undefined && saved[index]?.id !== undefined
+                ? { ...message, id: saved[index].id }
+                : message,
+            )
+          : shown,
+      );
+    } catch {
+      // Without ids the message simply offers no edit; the conversation is unharmed.
+    }
+  };
+
+  const send = async (event?: Event) => {
+    event?.preventDefault();
+    const content = draft.trim();
+    if (content === '' || streaming) return;
+    if (model === '') {
+      setError({ code: 'validation_failed', message: 'Choose a model first.' });
+      return;
+    }
+    setError(null);
+    let conversationId: Id | null = activeId;
+    if (conversationId === null) {
+      try {
+        const conversation = await chat.createConversation(titleFrom(content), model, serverIds);
+        conversationId = conversation.id;
+        created.current = String(conversation.id);
+        navigate(`/c/${encodeURIComponent(String(conversation.id))}`);
+        void conversations.reload();
+      } catch (failure) {
+        setError(failure);
+        return;
+      }
+    }
+    setDraft('');
+    await ask(conversationId, content);
+  };
+
+  /** Replaces the question at `index` and all after it by `content`, asked again. */
+  const resendFrom = async (index: number, content: string) => {
+    const question = messages[index];
+    if (activeId === null || question?.id === undefined || streaming) return;
+    setEditing(null);
+    setError(null);
+    try {
+      await chat.deleteMessagesFrom(activeId, question.id);
+    } catch (failure) {
+      setError(failure);
+      return;
+    }
+    setMessages((all) => all.slice(0, index));
+    await ask(activeId, content);
+  };
+
+  const regenerate = (replyIndex: number) => {
+    const questionIndex = messages.findLastIndex(
+      (message, index) => index < replyIndex && message.role === 'user',
+    );
+    const question = messages[questionIndex];
+    if (question) void resendFrom(questionIndex, question.content);
+  };
+
+  const exportConversation = () => {
+    const title = active?.title ?? 'Conversation';
+    const blob = new Blob([conversationAsMarkdown(title, messages)], { type: 'text/markdown' });
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(blob);
+    link.download = exportFileName(title);
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  };
+
+  const lastReply = messages.findLastIndex((message) => message.role === 'assistant');
 
   return (
     <div class="chat-layout">
@@ -192,8 +263,18 @@ export function ChatPage(props: { path: string }) {
           New chat
         </button>
         <ErrorNotice error={conversations.error} />
+        <label class="conversation-search">
+          Search conversations
+          <input
+            type="search"
+            value={search}
+            onInput={(event) => setSearch(event.currentTarget.value)}
+          />
+        </label>
         <ConversationList
-          conversations={conversations.data ?? []}
+          conversations={(conversations.data ?? []).filter((conversation) =>
+            conversation.title.toLowerCase().includes(search.trim().toLowerCase()),
+          )}
           activeId={activeId}
           onChanged={() => void conversations.reload()}
         />
@@ -206,7 +287,10 @@ export function ChatPage(props: { path: string }) {
             value={model}
             disabled={streaming}
             onChange={chooseModel}
-            onCustomAdded={() => setCustomVersion((v) => v + 1)}
+            onCustomAdded={(saved) => {
+              void preferences.reload();
+              if (saved.model) setModel(saved.model);
+            }}
           />
           <ToolPicker
             servers={mcpServers.data ?? []}
@@ -214,6 +298,11 @@ export function ChatPage(props: { path: string }) {
             disabled={streaming}
             onChange={(ids) => void chooseServers(ids)}
           />
+          {activeId !== null && messages.length > 0 && (
+            <button type="button" class="secondary" onClick={exportConversation}>
+              Export as Markdown
+            </button>
+          )}
         </div>
         <ErrorNotice error={available.error} />
         {!available.loading && !available.error && models.length === 0 && (
@@ -238,9 +327,26 @@ export function ChatPage(props: { path: string }) {
           {messages.length === 0 && !loadingMessages && !messagesError && (
             <p class="empty">Start the conversation by writing a message below.</p>
           )}
-          {messages.map((message) => (
-            <MessageView key={message.key} message={message} />
-          ))}
+          {messages.map((message, index) =>
+            editing === index ? (
+              <EditMessage
+                key={message.key}
+                initial={message.content}
+                onSend={(content) => void resendFrom(index, content)}
+                onCancel={() => setEditing(null)}
+              />
+            ) : (
+              <Fragment key={message.key}>
+                <MessageView message={message} />
+                <MessageActions
+                  message={message}
+                  canChange={!streaming && message.id !== undefined && activeId !== null}
+                  {...(message.role === 'user' ? { onEdit: () => setEditing(index) } : {})}
+                  {...(index === lastReply ? { onRegenerate: () => regenerate(index) } : {})}
+                />
+              </Fragment>
+            ),
+          )}
         </div>
         <form class="composer" onSubmit={(event) => void send(event)}>
           <ErrorNotice error={error} onDismiss={() => setError(null)} />

@@ -26,6 +26,8 @@ function channel(id: number, priority: number, keys: RoutedKey[]): RoutedChannel
     id,
     name: `channel ${id}`,
     kind: 'single',
+    provider: 'openai',
+    settings: {},
     baseUrl: `http://upstream-${id}`,
     models: ['m'],
     modelMapping: {},

@@ -87,6 +87,8 @@ function channel(
     id,
     name: `channel ${id}`,
     kind: 'single',
+    provider: 'openai',
+    settings: {},
     baseUrl,
     models: ['m'],
     modelMapping: {},

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
 import { eventually, query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
@@ -233,6 +236,42 @@ describe('admin API through the edge', () => {
       expect.objectContaining({ actorName: first.username, clientIp: '192.0.2.77' }),
     ]);
     expect(rows[0]!.action).toMatch(/token/);
+  });
+
+  it('refuses a body past the admin API limit itself, with 413 in the API error shape', async () => {
+    const response = await fetch(`${stack.edge.url}/api/prices`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session}` },
+      body: Buffer.alloc(API_BODY_LIMITS.admin + 1, ' '),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      error: { code: 'payload_too_large', message: bodyTooLargeMessage() },
+    });
+    // A body within the limit still reaches the admin service, which judges it.
+    const within = await api('PUT', '/prices', { items: 'not a list' });
+    expect(within.status).toBe(400);
+  });
+
+  it('passes requests with Expect: 100-continue through', async () => {
+    const { port } = new URL(stack.edge.url);
+    const body = JSON.stringify({ username: 'nobody', password: 'wrong password' });
+    const client = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: {
+        expect: '100-continue',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-forwarded-for': '203.0.113.77',
+      },
+    });
+    client.once('continue', () => client.end(body));
+    const [response] = (await once(client, 'response')) as [IncomingMessage];
+    response.resume();
+    expect(response.statusCode).toBe(401);
   });
 
   it('answers 502 in the API error shape when the admin service is down', async () => {

@@ -16,6 +16,7 @@ export const nginxConfigPath = path.join(deployDirectory, 'nginx', 'switchyard.c
 
 export interface Metadata {
   name: string;
+  namespace?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
 }
@@ -79,6 +80,7 @@ export interface SecurityContext {
   readOnlyRootFilesystem?: boolean;
   allowPrivilegeEscalation?: boolean;
   capabilities?: { drop?: string[] };
+  seccompProfile?: { type: string };
 }
 
 export interface PodSpec {

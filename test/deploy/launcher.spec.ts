@@ -94,8 +94,9 @@ beforeAll(async () => {
   });
   launcher.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   launcher.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitForOutput('Press Ctrl-C to stop everything.', 120_000);
-}, 150_000);
+  // Generous: seven Node processes and the CLIs start slowly on a busy machine.
+  await waitForOutput('Press Ctrl-C to stop everything.', 540_000);
+}, 560_000);
 
 afterAll(async () => {
   if (launcher.exitCode === null) {

@@ -41,7 +41,9 @@ import {
 // environment classes (libs/config), the Dockerfile against the manifests, and the nginx
 // reverse proxy against seed §4.2, checked by nginx itself.
 
-const APPS = Object.keys(APP_ENVIRONMENTS) as AppName[];
+// The fake provider is not in the base, which holds only what production runs: it is in
+// overlays/local (kubernetes.spec.ts checks the overlays).
+const APPS = (Object.keys(APP_ENVIRONMENTS) as AppName[]).filter((app) => app !== 'mock-upstream');
 const ENVIRONMENTS: Record<AppName, new () => BaseEnv> = APP_ENVIRONMENTS;
 const KNOWN = knownEnvironmentVariables();
 
@@ -456,7 +458,10 @@ describe('Kubernetes base (deploy/k8s/base)', () => {
   it('runs two routers (leader and standby) and lets the HPA alone size the edge', () => {
     expect(deploymentOf('router').spec.replicas).toBe(2);
     expect(deploymentOf('edge').spec.replicas).toBeUndefined();
-    const hpa = only(autoscalers, 'HorizontalPodAutoscaler');
+    const hpa = only(
+      autoscalers.filter((autoscaler) => autoscaler.spec.scaleTargetRef.name === 'edge'),
+      'HorizontalPodAutoscaler of the edge',
+    );
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(hpa.spec.scaleTargetRef).toEqual({
       apiVersion: 'apps/v1',

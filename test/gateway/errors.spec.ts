@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { Events } from '@switchyard/contracts';
+import { query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Every failure of the public API in OpenAI's error shape, with its status and code
@@ -153,11 +155,31 @@ describe('gateway: errors', () => {
     }
   });
 
-  it('503 no_available_channel naming the model and the group', async () => {
+  it('404 model_not_found naming the model and the group for a model no channel serves', async () => {
     const result = await call(chat('model-nobody-serves'));
-    expectError(result, 503, 'no_available_channel');
+    expectError(result, 404, 'model_not_found');
+    expect(result.body.error.type).toBe('invalid_request_error');
+    expect(result.body.error.param).toBe('model');
     expect(result.body.error.message).toContain('model-nobody-serves');
     expect(result.body.error.message).toContain('default');
+  });
+
+  it('503 no_available_channel for a model whose only channel rests (disabled automatically)', async () => {
+    const resting = uniqueName('m');
+    const { id } = await stack.createChannel({
+      models: [resting],
+      keys: [await freshAccount(stack)],
+    });
+    await query(
+      stack.databaseUrl,
+      `UPDATE "Channel" SET status = 'auto_disabled', "updatedAt" = now() WHERE id = $1`,
+      [id],
+    );
+    await stack.publish(Events.ChannelChanged, { channelId: id, action: 'updated' });
+    await stack.routingSettled(id, false);
+    const result = await call(chat(resting));
+    expectError(result, 503, 'no_available_channel');
+    expect(result.body.error.message).toContain(resting);
   });
 
   it('502 when every upstream fails, 504 when none answers in time', async () => {

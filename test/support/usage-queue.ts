@@ -1,16 +1,15 @@
-import { inNamespace } from '@switchyard/messaging';
-import { Queues, type UsageRecord } from '@switchyard/contracts';
-import { Queue } from 'bullmq';
+import { inNamespace, UsageQueue } from '@switchyard/messaging';
+import { type UsageRecord } from '@switchyard/contracts';
 import { Redis } from 'ioredis';
 
 /** Reads the usage jobs the edges queued for metering (no worker consumes them in these tests). */
 export class UsageJobs {
   private readonly connection: Redis;
-  private readonly queue: Queue<UsageRecord>;
+  private readonly queue: UsageQueue;
 
   constructor(redisUrl: string, prefix: string) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-    this.queue = new Queue<UsageRecord>(Queues.Usage, {
+    this.queue = new UsageQueue({
       connection: this.connection,
       prefix: inNamespace(prefix, 'bull'),
     });

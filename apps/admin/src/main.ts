@@ -1,4 +1,4 @@
 import { startService } from '@switchyard/service';
-import { adminService } from './admin.service.js';
+import { adminDefinition } from './admin.definition.js';
 
-await startService(adminService);
+await startService(adminDefinition);

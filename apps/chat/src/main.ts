@@ -1,4 +1,4 @@
 import { startService } from '@switchyard/service';
-import { chatService } from './service.js';
+import { chatDefinition } from './chat.definition.js';
 
-await startService(chatService);
+await startService(chatDefinition);

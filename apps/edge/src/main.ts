@@ -1,37 +1,4 @@
-import { EdgeEnv } from '@switchyard/config';
-import { Events } from '@switchyard/contracts';
-import { busConnectionOf } from '@switchyard/messaging';
 import { startService } from '@switchyard/service';
-import { acceptRawBodies } from './proxy/raw-body.js';
-import { EdgeModule } from './edge.module.js';
-import { replyWithError } from './errors/openai-exception.filter.js';
+import { edgeDefinition } from './edge.definition.js';
 
-await startService({
-  name: 'edge',
-  environment: EdgeEnv,
-  module: (env) => EdgeModule.forRoot(env),
-  port: (env) => env.EDGE_PORT,
-  bodyLimit: (env) => env.MAX_BODY_BYTES,
-  trustProxy: (env) => env.TRUSTED_PROXIES,
-  acceptRequestIds: false,
-  requestContext: false,
-  logSuccessfulRequests: false,
-  bodyParser: false,
-  bus: {
-    connection: busConnectionOf,
-    requiredHandlers: [
-      Events.RoutingSnapshot,
-      Events.TokenChanged,
-      Events.TokenExhausted,
-      Events.PriceChanged,
-    ],
-  },
-  configure: (app) => {
-    acceptRawBodies(app);
-    // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
-    app
-      .getHttpAdapter()
-      .getInstance()
-      .setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
-  },
-});
+await startService(edgeDefinition);

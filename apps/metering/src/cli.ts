@@ -2,9 +2,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { ConfigurationError, loadEnvironment, MeteringEnv } from '@switchyard/config';
-import { Queues } from '@switchyard/contracts';
-import { QueueConnection, busConnectionOf } from '@switchyard/messaging';
-import { Queue } from 'bullmq';
+import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import { DeadLetters, type DeadLetter } from './dead-letters/dead-letters.js';
 
 // Operator commands of the metering worker, against the queue of MeteringEnv
@@ -57,10 +55,7 @@ try {
 }
 
 const connection = new QueueConnection(busConnectionOf(env));
-const queue = new Queue(Queues.Usage, {
-  connection: { url: connection.url, maxRetriesPerRequest: 1 },
-  prefix: connection.prefix,
-});
+const queue = UsageQueue.open(connection, { maxRetriesPerRequest: 1 });
 queue.on('error', () => undefined);
 const deadLetters = new DeadLetters(queue);
 

@@ -1,4 +1,4 @@
 import { startService } from '@switchyard/service';
-import { meteringService } from './metering.service.js';
+import { meteringDefinition } from './metering.definition.js';
 
-await startService(meteringService);
+await startService(meteringDefinition);

@@ -3,6 +3,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { MeteringEnv } from '@switchyard/config';
 import { Queues } from '@switchyard/contracts';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
+import { GatewayStoreModule } from '@switchyard/gateway-store';
 import {
   MessagingModule,
   QueueConnection,
@@ -30,6 +31,7 @@ export class MeteringModule {
       module: MeteringModule,
       imports: [
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
+        GatewayStoreModule,
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('metering'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),

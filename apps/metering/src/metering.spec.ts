@@ -1,6 +1,10 @@
-import { EventBus, NamespacedRedisClient, busConnectionOf } from '@switchyard/messaging';
+import {
+  EventBus,
+  NamespacedRedisClient,
+  busConnectionOf,
+  type UsageQueue,
+} from '@switchyard/messaging';
 import { eventually, query } from '@switchyard/testing';
-import { type Queue } from 'bullmq';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { Redis } from 'ioredis';
@@ -71,7 +75,7 @@ async function logsOf(requestIds: string[]): Promise<LogRow[]> {
 
 describe('metering worker', () => {
   let metering: RunningMetering;
-  let queue: Queue;
+  let queue: UsageQueue;
   let subscriber: Redis;
   const exhaustedEvents: { tokenId: number; keyHash: string }[] = [];
 

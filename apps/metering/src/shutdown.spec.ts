@@ -1,5 +1,5 @@
 import { eventually, query, startApp } from '@switchyard/testing';
-import { type Queue } from 'bullmq';
+import { type UsageQueue } from '@switchyard/messaging';
 import {
   createToken,
   databaseUrl,
@@ -27,7 +27,7 @@ async function loggedCount(requestIds: string[]): Promise<number> {
 
 describe('graceful shutdown', () => {
   const env = meteringEnv(fileNamespace());
-  let queue: Queue;
+  let queue: UsageQueue;
 
   beforeAll(() => {
     queue = usageQueue(env);

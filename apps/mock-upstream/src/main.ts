@@ -1,11 +1,4 @@
-import { MockUpstreamEnv } from '@switchyard/config';
 import { startService } from '@switchyard/service';
-import { MockUpstreamModule } from './app.module.js';
+import { mockUpstreamDefinition } from './mock-upstream.definition.js';
 
-await startService({
-  name: 'mock-upstream',
-  environment: MockUpstreamEnv,
-  module: (env) => MockUpstreamModule.forRoot(env),
-  port: (env) => env.MOCK_UPSTREAM_PORT,
-  bodyLimit: () => 32 * 1024 * 1024,
-});
+await startService(mockUpstreamDefinition);

@@ -1,10 +1,10 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { type RouterEnv } from '@switchyard/config';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
+import { GatewayStoreModule } from '@switchyard/gateway-store';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
-import { ChannelStore } from './channels/channel-store.js';
 import { HealthBook } from './health/health-book.js';
 import { LeaderLock } from './leadership/leader-lock.js';
 import { PROBE_INTERVAL, Prober } from './probes/prober.js';
@@ -18,13 +18,13 @@ export class RouterModule {
       module: RouterModule,
       imports: [
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
+        GatewayStoreModule,
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('router'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
       ],
       controllers: [RoutingController],
       providers: [
-        ChannelStore,
         HealthBook,
         LeaderLock,
         RoutingAuthority,

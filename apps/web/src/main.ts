@@ -1,4 +1,4 @@
 import { startService } from '@switchyard/service';
-import { webService } from './web.service.js';
+import { webDefinition } from './web.definition.js';
 
-await startService(webService);
+await startService(webDefinition);

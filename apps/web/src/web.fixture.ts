@@ -5,7 +5,7 @@ import { createService } from '@switchyard/service';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { webService } from './web.service.js';
+import { webDefinition } from './web.definition.js';
 
 // Test helpers: a built-looking site in a temporary folder, and the real web app on a port.
 
@@ -38,7 +38,7 @@ export interface TestWeb {
 export async function startWeb(variables: Record<string, string>): Promise<TestWeb> {
   const env = loadEnvironment(WebEnv, variables);
   const app = await createService(
-    webService,
+    webDefinition,
     env,
     createLogger({ service: 'web', level: 'silent' }),
   );

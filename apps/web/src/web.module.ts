@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { type WebEnv } from '@switchyard/config';
+import { API_BODY_LIMITS } from '@switchyard/contracts';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { ApiExceptionFilter } from '@switchyard/service';
 import { ChatProxy } from './proxy/chat-proxy.js';
@@ -21,6 +22,7 @@ export class WebModule {
               chatUrl: env.CHAT_URL,
               headersTimeoutMs: env.CHAT_HEADERS_TIMEOUT_MS,
               idleTimeoutMs: env.CHAT_IDLE_TIMEOUT_MS,
+              bodyLimit: API_BODY_LIMITS.chat,
             }),
         },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadEnvironment, StoreEnv } from '@switchyard/config';
-import { Queues, USAGE_JOB_NAME, USAGE_JOB_OPTIONS, type UsageRecord } from '@switchyard/contracts';
-import { QueueConnection, busConnectionOf } from '@switchyard/messaging';
+import { type UsageRecord } from '@switchyard/contracts';
+import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import {
   clearRedisNamespace,
   createTestDatabase,
@@ -13,7 +13,6 @@ import {
   startApp,
   type AppProcess,
 } from '@switchyard/testing';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { cpuSeconds, peakMemoryMiB } from '../lib/measure.js';
 
@@ -158,10 +157,7 @@ async function main(): Promise<void> {
   const database = await createTestDatabase(env.DATABASE_URL);
   const prefix = `bench${randomBytes(3).toString('hex')}`;
   const connection = new QueueConnection(busConnectionOf({ ...env, REDIS_PREFIX: prefix }));
-  const queue = new Queue(Queues.Usage, {
-    connection: { url: connection.url },
-    prefix: connection.prefix,
-  });
+  const queue = UsageQueue.open(connection);
   let app: AppProcess | undefined;
   try {
     const { tokens, channels } = await seed(database.url);
@@ -200,7 +196,7 @@ async function main(): Promise<void> {
         const from = next;
         next = Math.min(JOBS, next + CHUNK);
         const now = Date.now();
-        const jobs = [];
+        const records: UsageRecord[] = [];
         for (let index = from; index < next; index += 1) {
           const channel = channels[index % channels.length]!;
           const record: UsageRecord = {
@@ -221,13 +217,9 @@ async function main(): Promise<void> {
             clientIp: '10.0.0.1',
             requestedAt: now,
           };
-          jobs.push({
-            name: USAGE_JOB_NAME,
-            data: record,
-            opts: { ...USAGE_JOB_OPTIONS, jobId: record.requestId },
-          });
+          records.push(record);
         }
-        await queue.addBulk(jobs);
+        await queue.addRecords(records);
       }
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, pushChunk));

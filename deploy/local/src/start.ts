@@ -5,29 +5,23 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  AdminEnv,
-  ChatEnv,
-  EdgeEnv,
-  MeteringEnv,
-  MockUpstreamEnv,
-  RouterEnv,
-  StoreEnv,
-  WebEnv,
-  loadEnvironment,
-} from '@switchyard/config';
+import { EdgeEnv, MockUpstreamEnv, loadEnvironment } from '@switchyard/config';
 import { applyMigrations, defaultMigrationsDirectory } from '@switchyard/db';
 import { generateSecretKeySpec } from '@switchyard/security';
-import pg from 'pg';
+import { startEmbeddedPostgres, startRedisServer, type LocalServer } from './local-servers.js';
+import { checkPostgres, preflight } from './preflight.js';
+import { suiteServices, type SuiteService } from './suite.js';
 
-// `pnpm start`: the whole suite on this machine. Creates the database when it is missing,
-// applies the migrations, keeps generated local secrets in var/local/secrets.env, starts
+// `pnpm start`: the whole suite on this machine (preflight.ts has checked Postgres and Redis
+// before the build). Checks them again, or, when DATABASE_URL and REDIS_URL are not set and
+// nothing answers at the local defaults, runs an embedded Postgres and the machine's
+// redis-server. Creates the database when it is missing, applies the migrations, keeps generated local secrets in var/local/secrets.env, starts
 // every service (logs in var/log), seeds the first administrators and a demo channel on
 // mock-upstream, and says where everything listens. Ctrl-C stops it all.
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-/** Where local secrets and logs are kept: `var/` of the checkout unless LOCAL_STATE_DIR says. */
+/** Where local secrets, logs and local servers' data are kept: `var/` unless LOCAL_STATE_DIR says. */
 const stateDir = process.env.LOCAL_STATE_DIR ?? path.join(root, 'var');
 const secretsFile = path.join(stateDir, 'local/secrets.env');
 const logDir = path.join(stateDir, 'log');
@@ -55,6 +49,8 @@ async function localSecrets(): Promise<{ values: Record<string, string>; generat
     ADMIN_PASSWORD: password,
     CHAT_ADMIN_USERNAME: () => 'admin',
     CHAT_ADMIN_PASSWORD: password,
+    // Only the embedded Postgres uses it, and only the launcher reads it.
+    EMBEDDED_POSTGRES_PASSWORD: password,
   };
   const generated: string[] = [];
   for (const [name, make] of Object.entries(defaults)) {
@@ -77,36 +73,12 @@ async function localSecrets(): Promise<{ values: Record<string, string>; generat
   return { values, generated };
 }
 
-async function ensureDatabase(databaseUrl: string): Promise<void> {
-  const target = new URL(databaseUrl);
-  const name = decodeURIComponent(target.pathname.slice(1));
-  const maintenance = new URL(databaseUrl);
-  maintenance.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: maintenance.toString() });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-      say(`created database ${name}`);
-    }
-  } finally {
-    await client.end();
-  }
-}
-
-interface Service {
-  name: string;
-  port: number;
-  what: string;
-  /** V8 flags, as the Kubernetes Deployment passes them. */
-  nodeFlags?: string[];
-}
-
-const running: { service: Service; child: ChildProcess }[] = [];
+const running: { service: SuiteService; child: ChildProcess }[] = [];
+/** Postgres and Redis the launcher started, stopped after the services. */
+const localServers: LocalServer[] = [];
 let stopping = false;
 
-function startService(service: Service, env: NodeJS.ProcessEnv): ChildProcess {
+function startService(service: SuiteService, env: NodeJS.ProcessEnv): ChildProcess {
   const log = createWriteStream(path.join(logDir, `${service.name}.log`), { flags: 'a' });
   const child = spawn(
     process.execPath,
@@ -127,7 +99,9 @@ function startService(service: Service, env: NodeJS.ProcessEnv): ChildProcess {
   return child;
 }
 
-async function waitHealthy(service: Service, timeoutMs = 30_000): Promise<void> {
+// Generous: a crash is reported at once (the exit handler); only a hang waits this long, and a
+// busy machine may take a while to start seven Node processes.
+async function waitHealthy(service: SuiteService, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -142,6 +116,7 @@ async function waitHealthy(service: Service, timeoutMs = 30_000): Promise<void> 
 }
 
 async function stopAll(code: number): Promise<never> {
+  if (stopping) return new Promise<never>(() => undefined);
   stopping = true;
   await Promise.all(
     running.map(
@@ -153,6 +128,11 @@ async function stopAll(code: number): Promise<never> {
         }),
     ),
   );
+  for (const server of localServers.reverse()) {
+    await server.stop().catch((error: unknown) => {
+      say(`stopping ${server.name}: ${(error as Error).message}`);
+    });
+  }
   process.exit(code);
 }
 
@@ -200,66 +180,76 @@ const DEMO_CHAT_MODELS = [
   ['dall-e-3', 'drawing'],
 ] as const;
 
+/**
+ * Where the suite's Postgres and Redis are: the ones DATABASE_URL and REDIS_URL name, after
+ * checking them; else whatever answers at the local defaults; else servers of the launcher's
+ * own. Nothing is started until both are known to be usable or startable.
+ */
+async function backingServers(
+  secrets: Record<string, string>,
+): Promise<{ databaseUrl: string; redisUrl: string }> {
+  const { database, redis, redisServer } = await preflight({ createMissing: true, say });
+  await mkdir(logDir, { recursive: true });
+  let databaseUrl = database.url;
+  if (database.state === 'nothing-answers') {
+    say(
+      `nothing answers at 127.0.0.1:${database.localPort}: starting the embedded Postgres (data in ${stateDir}/postgres)`,
+    );
+    const server = await startEmbeddedPostgres({
+      dataDir: path.join(stateDir, 'postgres'),
+      logFile: path.join(logDir, 'postgres.log'),
+      port: database.localPort,
+      password: secrets.EMBEDDED_POSTGRES_PASSWORD!,
+    });
+    localServers.push(server);
+    databaseUrl = server.url;
+    await checkPostgres(
+      { variable: 'DATABASE_URL', url: databaseUrl, isDefault: false },
+      { createMissing: true, say },
+    );
+  }
+  let redisUrl = redis.url;
+  if (redisServer) {
+    say(
+      `nothing answers at 127.0.0.1:${redis.localPort}: starting ${redisServer} (data in ${stateDir}/redis)`,
+    );
+    const server = await startRedisServer(redisServer, {
+      dataDir: path.join(stateDir, 'redis'),
+      logFile: path.join(logDir, 'redis.log'),
+      port: redis.localPort,
+    });
+    localServers.push(server);
+    redisUrl = server.url;
+  }
+  return { databaseUrl, redisUrl };
+}
+
 async function main(): Promise<void> {
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
   const { values: secrets, generated } = await localSecrets();
+  const { databaseUrl, redisUrl } = await backingServers(secrets);
+
+  const appSecrets = Object.fromEntries(
+    Object.entries(secrets).filter(([name]) => name !== 'EMBEDDED_POSTGRES_PASSWORD'),
+  );
   const env: NodeJS.ProcessEnv = {
-    ...secrets,
+    ...appSecrets,
     ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   };
-  const store = loadEnvironment(StoreEnv, env);
 
-  await ensureDatabase(store.DATABASE_URL);
-  const migrations = await applyMigrations(store.DATABASE_URL, defaultMigrationsDirectory());
+  const migrations = await applyMigrations(databaseUrl, defaultMigrationsDirectory());
   say(
     migrations.applied.length > 0
       ? `applied ${migrations.applied.length} migration(s)`
       : 'database is up to date',
   );
-  await mkdir(logDir, { recursive: true });
 
   const mock = loadEnvironment(MockUpstreamEnv, env);
-  const services: Service[] = [
-    {
-      name: 'mock-upstream',
-      port: mock.MOCK_UPSTREAM_PORT,
-      what: 'fake OpenAI provider (the demo channel)',
-    },
-    {
-      name: 'admin',
-      port: loadEnvironment(AdminEnv, env).ADMIN_PORT,
-      what: 'gateway admin API (use it through the edge at /api)',
-    },
-    {
-      name: 'router',
-      port: loadEnvironment(RouterEnv, env).ROUTER_OPS_PORT,
-      what: 'channel routing (health and metrics only)',
-    },
-    {
-      name: 'metering',
-      port: loadEnvironment(MeteringEnv, env).METERING_OPS_PORT,
-      what: 'usage metering (health and metrics only)',
-      // A larger young generation cuts the worker's CPU per job by about 12 % (docs/performance.md).
-      nodeFlags: ['--max-semi-space-size=64'],
-    },
-    {
-      name: 'edge',
-      port: loadEnvironment(EdgeEnv, env).EDGE_PORT,
-      what: 'the gateway: OpenAI API at /v1, admin API at /api',
-    },
-    {
-      name: 'chat',
-      port: loadEnvironment(ChatEnv, env).CHAT_PORT,
-      what: 'chat API (use it through web at /api)',
-    },
-    {
-      name: 'web',
-      port: loadEnvironment(WebEnv, env).WEB_PORT,
-      what: 'chat web app and its admin dashboard',
-    },
-  ];
-  process.once('SIGINT', () => void stopAll(0));
-  process.once('SIGTERM', () => void stopAll(0));
+  const services = suiteServices(env);
   for (const service of services) {
     startService(service, env);
     await waitHealthy(service);

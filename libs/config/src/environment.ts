@@ -71,6 +71,10 @@ export class EdgeEnv extends SecretStoreEnv {
   @UrlVariable(['http', 'https'])
   ADMIN_URL: string = 'http://127.0.0.1:3001';
 
+  /** The built dashboard served at `/`; unset: the dashboard package's `dist/`. */
+  @TextVariable({ optional: true, expects: 'a directory path' })
+  DASHBOARD_DIR?: string;
+
   /** Proxies whose X-Forwarded-For is believed (nginx on loopback, seed §4.2). */
   @ListVariable(CIDR, 'IP addresses or CIDRs')
   TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];

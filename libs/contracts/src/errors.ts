@@ -31,6 +31,7 @@ export const GATEWAY_ERRORS = {
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unknown_url: { status: 404, type: 'invalid_request_error' },
+  model_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   no_available_channel: { status: 503, type: 'server_error' },
   upstream_error: { status: 502, type: 'upstream_error' },

@@ -4,3 +4,4 @@ export * from './messages.js';
 export * from './openai.js';
 export * from './queues.js';
 export * from './routing.js';
+export * from './http-limits.js';

@@ -61,6 +61,17 @@ export class RoutedChannel {
   @IsOptional() @IsInt() @Min(1) firstByteTimeoutMs?: number | null;
 }
 
+/**
+ * A channel that serves models but may take no traffic now (its breaker is open, it or all
+ * its keys were disabled automatically): requests for its models are a 503 `retry later`,
+ * not a 404 `no such model`.
+ */
+export class RestingChannel {
+  @IsInt() id!: number;
+  @IsArray() @IsString({ each: true }) models!: string[];
+  @IsArray() @IsString({ each: true }) groups!: string[];
+}
+
 /** The Redis key under which the router keeps its latest snapshot, for edges starting while it is away. */
 export const ROUTING_SNAPSHOT_KEY = 'routing:snapshot';
 
@@ -69,6 +80,12 @@ export class RoutingSnapshot {
   @IsInt() @Min(0) version!: number;
   @IsInt() generatedAt!: number;
   @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedChannel) channels!: RoutedChannel[];
+  /** Absent in snapshots of routers that predate it. */
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => RestingChannel)
+  resting?: RestingChannel[];
 }
 
 /** How one upstream attempt ended, as far as the health of the channel and key goes. */

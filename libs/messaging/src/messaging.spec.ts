@@ -10,7 +10,7 @@ import { currentRequestId, runWithRequestId } from '@switchyard/observability';
 import { randomBytes } from 'node:crypto';
 import { EventBus, OnEvent, OnMessage } from './event-bus.js';
 import { MessagingModule } from './messaging.module.js';
-import { NamespacedRedisServer } from './transport.js';
+import { NamespacedRedisServer, busConnectionOf } from './transport.js';
 
 // Events and requests over the real Redis transport, in a namespace of the test's own.
 
@@ -34,19 +34,19 @@ function namespace(): string {
   return `t${randomBytes(4).toString('hex')}`;
 }
 
-async function server(prefix: string): Promise<INestMicroservice> {
+async function server(prefix: string, serverUrl = url): Promise<INestMicroservice> {
   @Module({ controllers: [Handlers] })
   class HandlerModule {}
   const app = await NestFactory.createMicroservice(HandlerModule, {
-    strategy: new NamespacedRedisServer({ url, prefix }),
+    strategy: new NamespacedRedisServer({ url: serverUrl, prefix }),
     logger: false,
   });
   await app.listen();
   return app;
 }
 
-async function bus(prefix: string) {
-  @Module({ imports: [MessagingModule.forRoot({ url, prefix })] })
+async function bus(prefix: string, busUrl = url) {
+  @Module({ imports: [MessagingModule.forRoot({ url: busUrl, prefix })] })
   class ClientModule {}
   const context = await NestFactory.createApplicationContext(ClientModule, { logger: false });
   return { context, bus: context.get(EventBus) };
@@ -99,6 +99,37 @@ describe('messaging over Redis', () => {
       generatedAt: 1,
       channels: [],
     });
+  });
+
+  it('keeps apart installations that differ only in the Redis database index', async () => {
+    const shared = namespace();
+    const inDatabase = (database: number) => {
+      const databaseUrl = new URL(url);
+      databaseUrl.pathname = `/${database}`;
+      return busConnectionOf({ REDIS_URL: databaseUrl.toString(), REDIS_PREFIX: shared });
+    };
+    const [zero, seven] = [inDatabase(0), inDatabase(7)];
+    expect(zero.prefix).toBe(shared);
+    expect(seven.prefix).toBe(`${shared}.db7`);
+    const listening = await server(zero.prefix, zero.url);
+    const neighbour = await bus(seven.prefix, seven.url);
+    const own = await bus(zero.prefix, zero.url);
+    try {
+      await neighbour.bus.publish(Events.TokenChanged, {
+        tokenId: 7,
+        keyHash: 'n',
+        action: 'deleted',
+      });
+      await expect(neighbour.bus.request(Messages.GetRoutingSnapshot, {}, 300)).rejects.toThrow();
+      await settle();
+      expect(received).toEqual([]);
+      await own.bus.publish(Events.TokenChanged, { tokenId: 8, keyHash: 'o', action: 'deleted' });
+      await settle();
+      expect(received.map((r) => r.payload.tokenId)).toEqual([8]);
+    } finally {
+      await Promise.all([neighbour.context.close(), own.context.close()]);
+      await listening.close();
+    }
   });
 
   it('keeps namespaces apart', async () => {

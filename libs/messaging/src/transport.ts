@@ -16,8 +16,16 @@ export interface BusConnection {
   prefix: string;
 }
 
-export function busConnectionOf(env: RedisEnv): BusConnection {
-  return { url: env.REDIS_URL, prefix: env.REDIS_PREFIX };
+/**
+ * The installation's namespace on its Redis. Keys live in the URL's database, but pub/sub
+ * channels are shared by every database of a server: two installations that differ only in
+ * the database index would hear each other's events and routing snapshots. So an index
+ * other than 0 is part of the prefix, with a `.` that REDIS_PREFIX itself cannot contain.
+ */
+export function busConnectionOf(env: Pick<RedisEnv, 'REDIS_URL' | 'REDIS_PREFIX'>): BusConnection {
+  const database = Number(new URL(env.REDIS_URL).pathname.slice(1) || 0);
+  const prefix = database === 0 ? env.REDIS_PREFIX : `${env.REDIS_PREFIX}.db${database}`;
+  return { url: env.REDIS_URL, prefix };
 }
 
 type TransportOptions = NonNullable<RedisOptions['options']>;

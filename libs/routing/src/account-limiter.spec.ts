@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { Redis } from 'ioredis';
 import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
@@ -16,8 +17,13 @@ describe('AccountLimiter (real Redis)', () => {
   beforeAll(async () => {
     redis = createRedisClient({ url, prefix });
     other = createRedisClient({ url, prefix });
-    await Promise.all([redis.ping().catch(() => undefined), other.ping().catch(() => undefined)]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The clients refuse commands until connected (no offline queue): wait for it, however
+    // long a loaded machine takes.
+    await Promise.all(
+      [redis, other].map((client) =>
+        client.status === 'ready' ? undefined : once(client, 'ready'),
+      ),
+    );
     limiter = new AccountLimiter(redis);
   });
 

@@ -6,7 +6,22 @@ export {
   type AcquireRequest,
   type AcquireResult,
 } from './account-limiter.js';
-export { allowedByList, isWildcard, matchesModel } from './model-match.js';
+export {
+  allowedByList,
+  compareSpecificity,
+  isModelName,
+  isModelPattern,
+  isWildcard,
+  matchesModel,
+  MAX_MODEL_LENGTH,
+  MODEL_NAME_RULE,
+  MODEL_PATTERN_RULE,
+  modelMatchSql,
+  mostSpecificMatch,
+  parseModelPattern,
+  type ModelPattern,
+  type ModelPatternKind,
+} from './model-pattern.js';
 export {
   RoutingTable,
   weightedOrder,

@@ -68,6 +68,24 @@ describe('RoutingTable', () => {
     expect(routes.modelsFor('default')).toEqual(['gpt-4o-mini']);
   });
 
+  it('knows the models of resting channels, which take no traffic', () => {
+    const snapshot: RoutingSnapshot = {
+      version: 1,
+      generatedAt: 0,
+      channels: [channel(1)],
+      resting: [
+        { id: 2, models: ['claude-3'], groups: ['default'] },
+        { id: 3, models: ['*-all'], groups: ['vip'] },
+      ],
+    };
+    const routes = new RoutingTable(snapshot);
+    expect(routes.serves('claude-3', 'default')).toBe(true);
+    expect([...routes.candidates({ ...query, model: 'claude-3' })]).toEqual([]);
+    expect(routes.serves('gpt-4-all', 'vip')).toBe(true);
+    expect(routes.serves('gpt-4-all', 'default')).toBe(false);
+    expect(routes.serves('claude-3', 'vip')).toBe(false);
+  });
+
   it('serves reverse-engineered `-all` models with a leading-`*` entry', () => {
     const routes = table(channel(4, { models: ['*-all'] }));
     expect(

@@ -1,5 +1,5 @@
 import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
-import { isWildcard, matchesModel } from './model-match.js';
+import { isWildcard, matchesModel } from './model-pattern.js';
 
 // The selection policy, shared by the router and every edge: among the channels that serve
 // the model for the token's group and may take traffic, the highest priority tier first;
@@ -69,9 +69,21 @@ export class RoutingTable {
     return all;
   }
 
-  /** Whether any channel serves the model for the group at all, healthy or not. */
+  /**
+   * Whether any channel serves the model for the group at all, able to take traffic now or
+   * resting (breaker open, disabled automatically).
+   */
   serves(model: string, group: string): boolean {
-    return this.channelsFor(model).some((c) => c.groups.has(group));
+    return (
+      this.channelsFor(model).some((c) => c.groups.has(group)) ||
+      (this.snapshot.resting ?? []).some(
+        (channel) =>
+          channel.groups.includes(group) &&
+          channel.models.some((entry) =>
+            isWildcard(entry) ? matchesModel(entry, model) : entry === model,
+          ),
+      )
+    );
   }
 
   /** Every model name (exact entries only) some channel serves for the group. */

@@ -8,7 +8,7 @@ import {
   type ExceptionFilter,
   type ValidationError,
 } from '@nestjs/common';
-import { ApiError, type ApiErrorCode } from '@switchyard/contracts';
+import { ApiError, bodyTooLargeMessage, type ApiErrorCode } from '@switchyard/contracts';
 import { getMetadataStorage } from 'class-validator';
 import { type FastifyReply } from 'fastify';
 import { unstorableText } from './json-body.js';
@@ -49,7 +49,11 @@ export function refusedRequest(exception: unknown): RefusedRequest | null {
     FrameworkError | undefined;
   switch (framework?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { kind: 'payload_too_large', status: 413, message: 'The request body is too large' };
+      return {
+        kind: 'payload_too_large',
+        status: 413,
+        message: bodyTooLargeMessage(),
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
         kind: 'unsupported_media_type',

@@ -21,3 +21,11 @@ export {
   unstorableText,
 } from './json-body.js';
 export { Optional } from './optional.js';
+export {
+  CONTENT_SECURITY_POLICY,
+  IMMUTABLE,
+  REVALIDATE,
+  cacheControlFor,
+  registerStaticSite,
+  type StaticSiteOptions,
+} from './static-site.js';

@@ -1,3 +1,4 @@
+export { linesMatching, sourceFiles, type SourceQuery } from './conventions.js';
 export { createTestDatabase, dropTestDatabase, query, type TestDatabase } from './databases.js';
 export {
   eventually,

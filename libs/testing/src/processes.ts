@@ -97,10 +97,19 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
       return exited;
     },
   };
-  await waitForHttp(`${url}${options.readyPath ?? '/healthz'}`, options.timeoutMs ?? 20_000, () => {
-    if (child.exitCode !== null)
-      throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
-  });
+  // TEST_APP_START_TIMEOUT_MS lends a machine shared by many runs more time to start apps.
+  const timeoutMs = options.timeoutMs ?? Number(process.env.TEST_APP_START_TIMEOUT_MS ?? 20_000);
+  try {
+    await waitForHttp(`${url}${options.readyPath ?? '/healthz'}`, timeoutMs, () => {
+      if (child.exitCode !== null)
+        throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+    });
+  } catch (error) {
+    // An app that did not come up is nobody's to stop later: left running, it keeps the
+    // test runner from exiting.
+    await app.stop('SIGKILL');
+    throw error;
+  }
   return app;
 }
 

@@ -7,6 +7,7 @@ export { asProblem, fieldErrors, type FieldProblem, type Problem } from './probl
 export { Link, navigate, usePath } from './router.js';
 export { SectionLayout, type Section } from './SectionLayout.js';
 export { Switch } from './Switch.js';
+export { TopBar } from './TopBar.js';
 export { applyStoredTheme, ThemeSelect } from './theme.js';
 export { ToastProvider, useToast } from './toasts.js';
 export { useLoad, type Loaded } from './useLoad.js';

@@ -1,27 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type AuditLog, type Prisma } from '@switchyard/db';
-import { type Actor } from '../common/actor.js';
-import { type Db } from '../common/db.js';
+import { type AuditLog } from '@switchyard/db';
+import { AuditRepository, type AuditEntry, type Db } from '@switchyard/gateway-store';
 import { skipTake, type Page } from '../common/pagination.js';
 import { toDate } from '../common/validators.js';
-import { AuditRepository } from './audit.repository.js';
 import { type AuditEntryResponse, type AuditQuery } from './audit.dto.js';
-
-export interface AuditTarget {
-  type: 'admin' | 'channel' | 'channel_key' | 'token' | 'price' | 'session';
-  id?: number | string | null;
-}
-
-/** Details of an audit entry: what changed, described without any secret. */
-export type AuditDetails = Prisma.InputJsonObject;
-
-export interface AuditEntry {
-  actor: Actor;
-  /** `<target>.<verb>`, e.g. `channel.update`. */
-  action: string;
-  target: AuditTarget;
-  details?: AuditDetails;
-}
 
 @Injectable()
 export class AuditService {
@@ -31,20 +13,8 @@ export class AuditService {
    * Appends an entry. Pass the transaction of the change as `db` so that the change and
    * its entry are committed together, or neither is.
    */
-  async record(entry: AuditEntry, db?: Db): Promise<void> {
-    const { actor, action, target, details } = entry;
-    await this.audit.append(
-      {
-        actorId: actor.id,
-        actorName: actor.name.slice(0, 64),
-        action,
-        targetType: target.type,
-        targetId: target.id === undefined || target.id === null ? null : String(target.id),
-        ...(details ? { details } : {}),
-        clientIp: actor.clientIp,
-      },
-      db,
-    );
+  record(entry: AuditEntry, db?: Db): Promise<void> {
+    return this.audit.append(entry, db);
   }
 
   async list(query: AuditQuery): Promise<Page<AuditEntryResponse>> {

@@ -160,7 +160,7 @@ export class CreateChannelDto {
   @ApiProperty({
     type: [String],
     example: ['gpt-4o', 'gpt-4o-mini', 'gpt-4-gizmo-*'],
-    description: 'Models served: exact names, or prefixes ending in `*`',
+    description: 'Models served: exact names, `prefix*` or `*suffix` (a lone `*` is refused)',
   })
   @IsArray()
   @ArrayMinSize(1, { message: 'models must list at least one model' })
@@ -219,6 +219,20 @@ export class CreateChannelDto {
   @ValidateNested()
   @Type(() => LimitsDto)
   limits?: LimitsDto;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 100,
+    maximum: 600_000,
+    description:
+      "Milliseconds the gateway waits for this channel's response headers before it tries the next channel; null: the gateway's default (UPSTREAM_FIRST_BYTE_TIMEOUT_MS)",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  firstByteTimeoutMs?: number | null;
 }
 
 export class UpdateChannelDto extends PartialType(CreateChannelDto, { skipNullProperties: false }) {
@@ -272,7 +286,7 @@ export class ListChannelsQuery extends PageQuery {
   status?: ChannelStatus;
 
   @ApiPropertyOptional({
-    description: 'Channels serving this model, exactly or through a `*` prefix',
+    description: 'Channels serving this model, exactly or through a `prefix*` or `*suffix` entry',
   })
   @IsOptional()
   @IsModelName()
@@ -343,6 +357,7 @@ export class ChannelResponse {
   @ApiProperty() weight!: number;
   @ApiProperty({ type: [String] }) groups!: string[];
   @ApiProperty({ type: LimitsResponse }) limits!: LimitsResponse;
+  @ApiProperty({ type: Number, nullable: true }) firstByteTimeoutMs!: number | null;
   @ApiProperty({
     enum: ChannelStatus,
     enumName: 'ChannelStatus',

@@ -1,20 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type ChannelKey, type Prisma } from '@switchyard/db';
+import {
+  ChannelsRepository,
+  type AuditDetails,
+  type ChannelFields,
+  type ChannelWithKeys,
+  type SealedKey,
+} from '@switchyard/gateway-store';
+import { isWildcard } from '@switchyard/routing';
 import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyard/security';
-import { AuditService, type AuditDetails } from '../audit/audit.service.js';
+import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
 import { skipTake, type Page } from '../common/pagination.js';
 import { normalizeBaseUrl } from '../common/validators.js';
 import { ChangeEvents } from '../events/change-events.js';
 import { ChannelTester } from './channel-tester.js';
-import {
-  ChannelsRepository,
-  type ChannelFields,
-  type ChannelWithKeys,
-  type SealedKey,
-} from './channels.repository.js';
 import {
   type ChannelKeyResponse,
   type ChannelResponse,
@@ -197,9 +199,9 @@ export class ChannelsService {
         ? keyOf(channel, dto.keyId)
         : (channel.keys.find((k) => k.status === 'enabled') ?? channel.keys[0]);
     if (!key) throw new ApiError('conflict', `Channel ${id} has no key to test with`);
-    const model = dto.model ?? channel.models.find((m) => !m.endsWith('*'));
+    const model = dto.model ?? channel.models.find((m) => !isWildcard(m));
     if (model === undefined) {
-      const message = 'model is required: the channel lists only * prefixes';
+      const message = 'model is required: the channel lists only wildcard entries';
       throw new ApiError('validation_failed', message, [{ field: 'model', message }]);
     }
     const upstreamModel = mappingOf(channel.modelMapping)[model] ?? model;
@@ -285,6 +287,7 @@ export class ChannelsService {
       rpmLimit: dto.limits?.rpm ?? null,
       tpmLimit: dto.limits?.tpm ?? null,
       concurrencyLimit: dto.limits?.concurrency ?? null,
+      firstByteTimeoutMs: dto.firstByteTimeoutMs ?? null,
     };
     const channel = await this.channels.create(
       db,
@@ -328,6 +331,9 @@ export class ChannelsService {
       ...(dto.weight !== undefined ? { weight: dto.weight } : {}),
       ...(dto.groups !== undefined ? { groups: dto.groups } : {}),
       ...limitFields(dto.limits),
+      ...(dto.firstByteTimeoutMs !== undefined
+        ? { firstByteTimeoutMs: dto.firstByteTimeoutMs }
+        : {}),
     };
   }
 
@@ -485,6 +491,7 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
       tpm: channel.tpmLimit,
       concurrency: channel.concurrencyLimit,
     },
+    firstByteTimeoutMs: channel.firstByteTimeoutMs,
     status: channel.status,
     statusReason: channel.statusReason,
     statusChangedAt: channel.statusChangedAt,

@@ -156,7 +156,7 @@ describe('channels', () => {
     ]);
   });
 
-  it('lists with paging and filters by status, model (exact or * prefix), group, kind and name', async () => {
+  it('lists with paging and filters by status, model (exact, prefix* or *suffix), group, kind and name', async () => {
     const group = `g-${randomSuffix()}`;
     const a = await create({ name: 'alpha one', groups: [group], models: ['gpt-4o'], priority: 3 });
     const b = await create({
@@ -168,6 +168,12 @@ describe('channels', () => {
     });
     const c = await create({ name: 'gamma three', groups: [group], models: ['claude-3'] });
     await api.post(`/api/channels/${c.id}/disable`).expect(200);
+    const d = await create({
+      name: 'delta four',
+      groups: [group],
+      models: ['*-all'],
+      priority: -1,
+    });
 
     const ids = async (query: string) => {
       const response = await api.get(`/api/channels?group=${group}&${query}`).expect(200);
@@ -176,12 +182,14 @@ describe('channels', () => {
         total: response.body.total as number,
       };
     };
-    expect(await ids('')).toEqual({ ids: [a.id, b.id, c.id], total: 3 });
-    expect(await ids('pageSize=2&page=2')).toEqual({ ids: [c.id], total: 3 });
+    expect(await ids('')).toEqual({ ids: [a.id, b.id, c.id, d.id], total: 4 });
+    expect(await ids('pageSize=2&page=2')).toEqual({ ids: [c.id, d.id], total: 4 });
     expect(await ids('status=disabled')).toEqual({ ids: [c.id], total: 1 });
-    expect(await ids('status=enabled')).toEqual({ ids: [a.id, b.id], total: 2 });
+    expect(await ids('status=enabled')).toEqual({ ids: [a.id, b.id, d.id], total: 3 });
     expect(await ids('model=gpt-4o')).toEqual({ ids: [a.id], total: 1 });
     expect(await ids('model=gpt-4-gizmo-g-abc123')).toEqual({ ids: [b.id], total: 1 });
+    expect(await ids('model=gpt-4-all')).toEqual({ ids: [d.id], total: 1 });
+    expect(await ids('model=gpt-4-gizmo-all')).toEqual({ ids: [b.id, d.id], total: 2 });
     expect(await ids('kind=aggregated')).toEqual({ ids: [b.id], total: 1 });
     expect(await ids('name=TWO')).toEqual({ ids: [b.id], total: 1 });
 
@@ -224,6 +232,19 @@ describe('channels', () => {
       action: 'channel.update',
       details: { changed: ['priority', 'models', 'limits'] },
     });
+  });
+
+  it("sets and clears a channel's own first-byte wait", async () => {
+    const channel = await create({ firstByteTimeoutMs: 2_500 });
+    expect(channel).toMatchObject({ firstByteTimeoutMs: 2_500 });
+    const cleared = await api
+      .patch(`/api/channels/${channel.id}`, { version: 1, firstByteTimeoutMs: null })
+      .expect(200);
+    expect(cleared.body).toMatchObject({ version: 2, firstByteTimeoutMs: null });
+    const bad = await api
+      .patch(`/api/channels/${channel.id}`, { version: 2, firstByteTimeoutMs: 5 })
+      .expect(400);
+    expect(bad.body.error.fields[0].field).toBe('firstByteTimeoutMs');
   });
 
   it('replaces keys by fingerprint, keeping the rows (and statistics) of keys that stay', async () => {
@@ -424,5 +445,12 @@ describe('channels', () => {
       ].sort(),
     );
     expect(JSON.stringify(response.body)).not.toContain('with space in it');
+  });
+
+  it('refuses a lone * as a model entry, saying which entries are patterns', async () => {
+    const response = await api.post('/api/channels', channelBody({ models: ['*'] })).expect(400);
+    expect(response.body.error.fields).toEqual([
+      { field: 'models', message: expect.stringContaining('* alone is not a pattern') },
+    ]);
   });
 });

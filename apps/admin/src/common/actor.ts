@@ -1,12 +1,8 @@
 import { type AdminRole } from '@switchyard/db';
+import { type Actor } from '@switchyard/gateway-store';
 
-/** Who makes a change, as the audit log records it. */
-export interface Actor {
-  /** Null for the command-line tool and the start-up bootstrap. */
-  id: number | null;
-  name: string;
-  clientIp: string | null;
-}
+// Who acts is defined by the gateway store, which records it with every change it audits.
+export { CLI_ACTOR, SYSTEM_ACTOR, type Actor } from '@switchyard/gateway-store';
 
 /** The administrator behind an authenticated request. */
 export interface AdminPrincipal {
@@ -17,9 +13,6 @@ export interface AdminPrincipal {
   /** SHA-256 of the session token the request carried. */
   sessionHash: string;
 }
-
-export const CLI_ACTOR: Actor = { id: null, name: 'cli', clientIp: null };
-export const SYSTEM_ACTOR: Actor = { id: null, name: 'system', clientIp: null };
 
 export function actorOf(admin: AdminPrincipal, clientIp: string | null): Actor {
   return { id: admin.id, name: admin.username, clientIp };

@@ -6,35 +6,16 @@ import {
   ValidateIf,
   type ValidationOptions,
 } from 'class-validator';
+import {
+  isModelName,
+  isModelPattern,
+  MODEL_NAME_RULE,
+  MODEL_PATTERN_RULE,
+} from '@switchyard/routing';
 
 // Field rules shared by several features, each with a message that says what is expected.
-
-const MAX_MODEL_LENGTH = 128;
-// Printable, no whitespace; `*` is reserved for the end of a prefix entry.
-const MODEL_CHARACTERS = /^[^\s*\p{Cc}]+$/u;
-
-/** An exact model name, as a client sends it in `model`. */
-export function isModelName(value: unknown): value is string {
-  return (
-    typeof value === 'string' && value.length <= MAX_MODEL_LENGTH && MODEL_CHARACTERS.test(value)
-  );
-}
-
-/** An exact model name, or a prefix ending in `*` (`gpt-4-gizmo-*`; `*` alone is every model). */
-export function isModelPattern(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_MODEL_LENGTH) {
-    return false;
-  }
-  const body = value.endsWith('*') ? value.slice(0, -1) : value;
-  return body === '' ? value === '*' : MODEL_CHARACTERS.test(body);
-}
-
-/** True when `model` is served by an entry of `patterns` (exact, or by `*` prefix). */
-export function servesModel(patterns: readonly string[], model: string): boolean {
-  return patterns.some((pattern) =>
-    pattern.endsWith('*') ? model.startsWith(pattern.slice(0, -1)) : pattern === model,
-  );
-}
+// Model names and patterns follow the one language of @switchyard/routing
+// (docs/architecture.md, "Model patterns").
 
 export function IsModelName(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -42,8 +23,7 @@ export function IsModelName(options?: ValidationOptions): PropertyDecorator {
       name: 'isModelName',
       validator: {
         validate: isModelName,
-        defaultMessage: (args) =>
-          `${args?.property ?? 'model'} must be a model name of at most ${MAX_MODEL_LENGTH} characters, without spaces or *`,
+        defaultMessage: (args) => `${args?.property ?? 'model'} must be ${MODEL_NAME_RULE}`,
       },
     },
     options,
@@ -57,7 +37,7 @@ export function IsModelPattern(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: isModelPattern,
         defaultMessage: (args) =>
-          `each of ${args?.property ?? 'models'} must be a model name, or a prefix ending in * (at most ${MAX_MODEL_LENGTH} characters, no spaces)`,
+          `${args?.property ?? 'model'} must be (or, for a list, contain only) ${MODEL_PATTERN_RULE}`,
       },
     },
     options,

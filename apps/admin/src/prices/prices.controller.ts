@@ -50,7 +50,7 @@ export class PricesController {
   @ApiOperation({
     summary: 'Set model prices',
     description:
-      'Upserts every price in `items` in one transaction. With `mode: "replace"` every price not in `items` is removed too, so the table becomes exactly `items`; the default `merge` keeps them. Prices are integers of micro-dollars per million tokens; a model ending in `*` prices every model with that prefix. Publishes `price.changed`.',
+      'Upserts every price in `items` in one transaction. With `mode: "replace"` every price not in `items` is removed too, so the table becomes exactly `items`; the default `merge` keeps them. Prices are integers of micro-dollars per million tokens; an entry `prefix*` or `*suffix` prices every model it matches, the most specific entry applying (docs/architecture.md, "Model patterns"). Publishes `price.changed`.',
   })
   @ApiOkResponse({ type: PutPricesResult })
   @ApiValidationErrors()
@@ -62,7 +62,10 @@ export class PricesController {
   @HttpCode(204)
   @Roles(...EDITORS)
   @ApiOperation({ summary: "Remove one model's price", description: 'Publishes `price.changed`.' })
-  @ApiParam({ name: 'model', description: 'URL-encoded model name (may end in `*`)' })
+  @ApiParam({
+    name: 'model',
+    description: 'URL-encoded price entry (a model name, `prefix*` or `*suffix`)',
+  })
   @ApiNoContentResponse()
   @ApiNotFound('price')
   delete(@CurrentActor() actor: Actor, @Param('model') model: string): Promise<void> {

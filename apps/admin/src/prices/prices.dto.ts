@@ -18,7 +18,10 @@ export const PRICE_MODES = ['merge', 'replace'] as const;
 export type PriceMode = (typeof PRICE_MODES)[number];
 
 export class PriceDto {
-  @ApiProperty({ example: 'gpt-4o', description: 'Exact model name, or a prefix ending in `*`' })
+  @ApiProperty({
+    example: 'gpt-4o',
+    description: 'Exact model name, a prefix ending in `*` or a suffix starting with `*`',
+  })
   @IsModelPattern()
   model!: string;
 

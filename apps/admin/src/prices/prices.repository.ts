@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, type ModelPrice } from '@switchyard/db';
+import { Prisma, PrismaService, type ModelPrice } from '@switchyard/db';
+import { modelMatchSql } from '@switchyard/routing';
 import { type Db } from '../common/db.js';
 
 export interface UnpricedRow {
@@ -36,8 +37,8 @@ export class PricesRepository {
   }
 
   /**
-   * Models used in the last `days` days (daily roll-ups) that no price matches, exactly or
-   * by a `prefix*` entry, as metering prices them; most used first. A gateway serves a few
+   * Models used in the last `days` days (daily roll-ups) that no price entry matches, as
+   * metering prices them (docs/architecture.md, "Model patterns"); most used first. A gateway serves a few
    * hundred models at most, so the page is cut here rather than counted twice in SQL.
    */
   async listUnpriced(
@@ -53,9 +54,7 @@ export class PricesRepository {
        WHERE u.day > (now() AT TIME ZONE 'UTC')::date - ${days}::int
          AND NOT EXISTS (
                SELECT 1 FROM "ModelPrice" p
-                WHERE p.model = u.model
-                   OR (length(p.model) > 1 AND right(p.model, 1) = '*'
-                       AND starts_with(u.model, left(p.model, -1))))
+                WHERE ${Prisma.raw(modelMatchSql('p.model', 'u.model'))})
        GROUP BY u.model
       HAVING sum(u.requests - u.failures) > 0
        ORDER BY requests DESC, u.model ASC`;

@@ -117,6 +117,19 @@ describe('prices', () => {
       .expect(400);
     expect(twice.body.error.fields[0].field).toBe('items');
   });
+
+  it('prices a *suffix entry, and refuses a lone *', async () => {
+    await api
+      .put('/api/prices', { items: [{ model: '*-all', inputPrice: 1_000, outputPrice: 2_000 }] })
+      .expect(200);
+    expect(await models()).toContain('*-all');
+    const lone = await api
+      .put('/api/prices', { items: [{ model: '*', inputPrice: 1, outputPrice: 1 }] })
+      .expect(400);
+    expect(lone.body.error.fields.map((f: { field: string }) => f.field)).toEqual([
+      'items.0.model',
+    ]);
+  });
 });
 
 describe('prices: models used without a price', () => {
@@ -152,10 +165,12 @@ describe('prices: models used without a price', () => {
         items: [
           { model: name('priced'), inputPrice: 1, outputPrice: 1 },
           { model: `${name('family')}*`, inputPrice: 1, outputPrice: 1 },
+          { model: `*-all-${tag}`, inputPrice: 1, outputPrice: 1 },
         ],
       })
       .expect(200);
     await used(name('priced'), 0, 5);
+    await used(`gpt-4-all-${tag}`, 0, 6);
     await used(`${name('family')}-mini`, 1, 5);
     await used(name('popular'), 0, 7, 1, 4_200);
     await used(name('popular'), 3, 2, 0, 1_000);

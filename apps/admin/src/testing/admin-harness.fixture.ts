@@ -9,7 +9,7 @@ import { clearRedisNamespace, eventually, query } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { AdminModule } from '../admin.module.js';
-import { adminService } from '../admin.service.js';
+import { adminDefinition } from '../admin.definition.js';
 
 // A real admin service on a real port, against the run's Postgres database and a Redis
 // namespace of its own (so sessions, throttles and events of one spec file never meet
@@ -94,7 +94,7 @@ export class AdminHarness {
     });
     this.app = await createService(
       {
-        ...adminService,
+        ...adminDefinition,
         module: (env) => {
           const extra = this.options.extraControllers ?? [];
           if (extra.length === 0) return AdminModule.forRoot(env);
@@ -113,7 +113,7 @@ export class AdminHarness {
             else if (Buffer.isBuffer(payload)) this.responses.push(payload.toString('utf8'));
             return payload;
           });
-          await adminService.configure?.(app, env, log);
+          await adminDefinition.configure?.(app, env, log);
         },
       },
       this.env,

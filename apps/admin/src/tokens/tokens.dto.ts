@@ -69,7 +69,8 @@ export class CreateTokenDto {
 
   @ApiPropertyOptional({
     type: [String],
-    description: 'Models it may call (exact, or prefixes ending in `*`); empty = every model',
+    description:
+      'Models it may call (exact, `prefix*` or `*suffix`; see docs/architecture.md, "Model patterns"); empty = every model',
   })
   @IsOptional()
   @IsArray()

@@ -1,14 +1,14 @@
 import { Module } from '@nestjs/common';
+import { GatewayStoreModule } from '@switchyard/gateway-store';
 import { AuditModule } from '../audit/audit.module.js';
 import { EventsModule } from '../events/events.module.js';
 import { TokensController } from './tokens.controller.js';
-import { TokensRepository } from './tokens.repository.js';
 import { TokensService } from './tokens.service.js';
 
 @Module({
-  imports: [AuditModule, EventsModule],
+  imports: [AuditModule, EventsModule, GatewayStoreModule],
   controllers: [TokensController],
-  providers: [TokensRepository, TokensService],
+  providers: [TokensService],
   exports: [TokensService],
 })
 export class TokensModule {}

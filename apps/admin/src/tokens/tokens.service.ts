@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type Prisma, type Token, type TokenStatus } from '@switchyard/db';
+import { TokensRepository, type AuditDetails } from '@switchyard/gateway-store';
 import { generateGatewayToken, lastFour, sha256Hex } from '@switchyard/security';
-import { AuditService, type AuditDetails } from '../audit/audit.service.js';
+import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
 import { skipTake, type Page } from '../common/pagination.js';
 import { ChangeEvents } from '../events/change-events.js';
-import { TokensRepository } from './tokens.repository.js';
 import {
   BUNDLE_PURPOSES,
   type CreateTokenBundleDto,

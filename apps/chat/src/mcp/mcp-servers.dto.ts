@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches } from 'class-validator';
+import { Optional } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 /** Server names appear in prompts and tool names (`<server_name>`): no spaces or markup. */
@@ -37,24 +38,24 @@ export class CreateMcpServerDto {
 
 export class UpdateMcpServerDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @trim
   @IsString()
   @Matches(SERVER_NAME, { message: NAME_MESSAGE })
   name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsUrl(URL_OPTIONS, { message: URL_MESSAGE })
   url?: string;
 
   @ApiPropertyOptional({ description: 'Replaces every header; {} removes them' })
-  @IsOptional()
+  @Optional()
   @IsObject()
   headers?: Record<string, string>;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   enabled?: boolean;
 }

@@ -5,7 +5,7 @@ import { generateSecretKeySpec } from '@switchyard/security';
 import { createService } from '@switchyard/service';
 import { clearRedisNamespace, query, startApp, type AppProcess } from '@switchyard/testing';
 import request from 'supertest';
-import { chatService } from '../service.js';
+import { chatDefinition } from '../chat.definition.js';
 
 // The chat service as the web app sees it: the real app on a real port, over the run's
 // own Postgres database and Redis namespace, with a real mock-upstream process behind it.
@@ -42,7 +42,7 @@ export async function startChat(overrides: Record<string, string> = {}): Promise
     ...overrides,
   });
   const app = await createService(
-    chatService,
+    chatDefinition,
     env,
     createLogger({ service: 'chat', level: 'silent' }),
   );

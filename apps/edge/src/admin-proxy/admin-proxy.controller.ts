@@ -9,6 +9,8 @@ import { Pool } from 'undici';
 
 const HOP_BY_HOP = new Set([
   'connection',
+  // Answered here (Node sends the 100 Continue); the pool refuses to send it on.
+  'expect',
   'keep-alive',
   'proxy-authenticate',
   'proxy-authorization',

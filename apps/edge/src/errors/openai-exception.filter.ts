@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { refusedRequest } from '@switchyard/service';
+import { refusedRequest, toApiError } from '@switchyard/service';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { isAdminApi } from '../admin-proxy/admin-proxy.module.js';
 
 /** Every failure on the edge, in OpenAI's error shape with a stable code. */
 export function toGatewayError(exception: unknown, request?: FastifyRequest): GatewayError {
@@ -30,12 +31,22 @@ export function toGatewayError(exception: unknown, request?: FastifyRequest): Ga
 
 const logger = new Logger('Edge');
 
-/** Answers a failed request, from Nest's filter or from Fastify's error handler alike. */
+/**
+ * Answers a failed request, from Nest's filter or from Fastify's error handler alike: in
+ * OpenAI's shape on `/v1`, in the admin API's own shape on the `/api` it passes through.
+ */
 export function replyWithError(
   exception: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
+  if (isAdminApi(request.url) && !reply.sent && !reply.raw.headersSent) {
+    const refused = toApiError(exception);
+    if (refused.code === 'internal_error')
+      logger.error(exception instanceof Error ? exception : String(exception));
+    void reply.status(refused.status).send(refused.toBody());
+    return;
+  }
   const error = toGatewayError(exception, request);
   if (error.code === 'internal_error')
     logger.error(exception instanceof Error ? exception : String(exception));

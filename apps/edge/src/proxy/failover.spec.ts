@@ -249,8 +249,9 @@ describe('Failover (real upstream servers, real Redis)', () => {
     await boot({ maxAttempts: 3, timeBudgetMs: 60_000, firstByteMs: 10_000 });
     route(channel(`${upstreams.base}/ok`, 10, { models: ['other'] }));
     await expect(failover.run(exchange())).rejects.toMatchObject({
-      code: 'no_available_channel',
-      message: expect.stringMatching(/no channel serves it/),
+      code: 'model_not_found',
+      status: 404,
+      message: expect.stringMatching(/does not exist or is not served in group/),
     });
   });
 });

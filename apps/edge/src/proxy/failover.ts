@@ -187,12 +187,18 @@ export function exhaustedError(
 ): GatewayError {
   const { body, token, attempts } = exchange;
   if (!failure) {
-    const reason = table.serves(body.model, token.group)
-      ? 'every channel serving it is saturated, cooling down or unhealthy; retry later'
-      : 'no channel serves it';
+    // A model no channel serves is the client's mistake; one whose channels are all busy
+    // or resting is ours, for now.
+    if (!table.serves(body.model, token.group)) {
+      return new GatewayError(
+        'model_not_found',
+        `The model \`${body.model}\` does not exist or is not served in group \`${token.group}\`.`,
+        'model',
+      );
+    }
     return new GatewayError(
       'no_available_channel',
-      `No available channel for model \`${body.model}\` in group \`${token.group}\`: ${reason}.`,
+      `No available channel for model \`${body.model}\` in group \`${token.group}\`: every channel serving it is saturated, cooling down or unhealthy; retry later.`,
       'model',
     );
   }

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { Queues, USAGE_JOB_NAME, USAGE_JOB_OPTIONS, type UsageRecord } from '@switchyard/contracts';
+import { type UsageRecord } from '@switchyard/contracts';
+import { UsageQueue } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { UsageSpool } from './usage-spool.js';
 
@@ -24,7 +24,7 @@ export interface UsagePublisherOptions {
 export class UsagePublisher implements OnApplicationShutdown {
   private readonly logger = new Logger('UsagePublisher');
   private readonly connection: Redis;
-  private readonly queue: Queue;
+  private readonly queue: UsageQueue;
   private readonly spool: UsageSpool;
   private pending: UsageRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -39,10 +39,7 @@ export class UsagePublisher implements OnApplicationShutdown {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
     this.connection.on('error', () => undefined);
-    this.queue = new Queue(Queues.Usage, {
-      connection: this.connection,
-      prefix: options.queuePrefix,
-    });
+    this.queue = new UsageQueue({ connection: this.connection, prefix: options.queuePrefix });
     this.queue.on('error', () => undefined);
     this.spool = new UsageSpool(options.spoolDirectory);
     this.published = new Counter({
@@ -79,14 +76,8 @@ export class UsagePublisher implements OnApplicationShutdown {
     }
   }
 
-  private async enqueue(records: UsageRecord[]): Promise<void> {
-    await this.queue.addBulk(
-      records.map((data) => ({
-        name: USAGE_JOB_NAME,
-        data,
-        opts: { ...USAGE_JOB_OPTIONS, jobId: data.requestId },
-      })),
-    );
+  private enqueue(records: UsageRecord[]): Promise<void> {
+    return this.queue.addRecords(records);
   }
 
   private async replaySpool(): Promise<void> {

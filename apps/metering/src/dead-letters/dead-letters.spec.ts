@@ -1,8 +1,9 @@
+import { type UsageRecord } from '@switchyard/contracts';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repositoryRoot } from '@switchyard/testing';
-import { type Queue } from 'bullmq';
+import { type UsageQueue } from '@switchyard/messaging';
 import {
   createToken,
   deadLettered,
@@ -28,7 +29,7 @@ const CLI = path.join(repositoryRoot, 'apps/metering/dist/cli.js');
 
 describe('dead letters', () => {
   let metering: RunningMetering;
-  let queue: Queue;
+  let queue: UsageQueue;
 
   const cli = async (...args: string[]) => {
     try {
@@ -56,7 +57,8 @@ describe('dead letters', () => {
   it('sends an invalid job to the dead-letter list without retrying it, and replays it once fixed', async () => {
     const token = await createToken(10n ** 9n);
     const valid = usageRecord({ tokenId: token.id, model: 'gpt-4o-mini' });
-    const broken = { ...valid, tokenId: 'seven', requestedAt: undefined };
+    // What a broken producer could send: the type says it cannot, the worker must not trust it.
+    const broken = { ...valid, tokenId: 'seven', requestedAt: undefined } as unknown as UsageRecord;
     await queue.add('usage', broken, {
       attempts: 8,
       jobId: valid.requestId,

@@ -1,7 +1,7 @@
+import { getQueueToken } from '@nestjs/bullmq';
 import { Queues } from '@switchyard/contracts';
-import { QueueConnection, busConnectionOf } from '@switchyard/messaging';
 import { eventually, query } from '@switchyard/testing';
-import { Queue } from 'bullmq';
+import { type Queue } from 'bullmq';
 import {
   createChannel,
   createToken,
@@ -287,32 +287,25 @@ describe('usage maintenance', () => {
   });
 
   it('registers its schedules once however often replicas start, and runs jobs from the queue', async () => {
-    const connection = new QueueConnection(busConnectionOf(metering.env));
-    const queue = new Queue(Queues.UsageMaintenance, {
-      connection: { url: connection.url },
-      prefix: connection.prefix,
-    });
-    try {
-      const processor = metering.app.get(MaintenanceProcessor);
-      await processor.registerSchedules();
-      await processor.registerSchedules();
-      const schedulers = await queue.getJobSchedulers();
-      expect(schedulers.map((s) => s.key).sort()).toEqual(
-        [MAINTENANCE_SCHEDULES.retention, MAINTENANCE_SCHEDULES.rollUp].sort(),
-      );
-      expect(schedulers.find((s) => s.key === MAINTENANCE_SCHEDULES.rollUp)?.every).toBe(
-        metering.env.USAGE_ROLLUP_INTERVAL_MS,
-      );
+    // The app's own queue, as @nestjs/bullmq registered it.
+    const queue = metering.app.get<Queue>(getQueueToken(Queues.UsageMaintenance));
+    const processor = metering.app.get(MaintenanceProcessor);
+    await processor.registerSchedules();
+    await processor.registerSchedules();
+    const schedulers = await queue.getJobSchedulers();
+    expect(schedulers.map((s) => s.key).sort()).toEqual(
+      [MAINTENANCE_SCHEDULES.retention, MAINTENANCE_SCHEDULES.rollUp].sort(),
+    );
+    expect(schedulers.find((s) => s.key === MAINTENANCE_SCHEDULES.rollUp)?.every).toBe(
+      metering.env.USAGE_ROLLUP_INTERVAL_MS,
+    );
 
-      const job = await queue.add(MaintenanceJobs.RollUp, {});
-      const done = await eventually(async () => {
-        const state = await queue.getJob(job.id ?? '');
-        return state?.finishedOn ? state : undefined;
-      }, 10_000);
-      expect(done.failedReason).toBeFalsy();
-      expect(done.returnvalue).toMatchObject({ upserted: expect.any(Number) });
-    } finally {
-      await queue.close();
-    }
+    const job = await queue.add(MaintenanceJobs.RollUp, {});
+    const done = await eventually(async () => {
+      const state = await queue.getJob(job.id ?? '');
+      return state?.finishedOn ? state : undefined;
+    }, 10_000);
+    expect(done.failedReason).toBeFalsy();
+    expect(done.returnvalue).toMatchObject({ upserted: expect.any(Number) });
   });
 });

@@ -12,6 +12,8 @@ describe('PriceTable', () => {
     { model: 'fam-mini*', inputPrice: 2, outputPrice: 2 },
     { model: 'fam-mini-2024', inputPrice: 3, outputPrice: 3 },
     { model: 'solo', inputPrice: 4, outputPrice: 4 },
+    { model: '*-all', inputPrice: 5, outputPrice: 5 },
+    { model: '*mini-all', inputPrice: 6, outputPrice: 6 },
   ]);
 
   it('prefers the exact name, then the longest matching prefix', () => {
@@ -24,6 +26,18 @@ describe('PriceTable', () => {
     expect(table.find('fam-max')).toMatchObject({ inputPrice: 1, match: 'prefix', entry: 'fam*' });
     expect(table.find('fam')).toMatchObject({ inputPrice: 1, match: 'prefix' });
     expect(table.find('solo')).toMatchObject({ inputPrice: 4, match: 'exact' });
+  });
+
+  it('prices suffix entries, the longer fixed part winning over a shorter prefix', () => {
+    expect(table.find('gpt-4-all')).toMatchObject({
+      inputPrice: 5,
+      match: 'suffix',
+      entry: '*-all',
+    });
+    expect(table.find('x-mini-all')).toMatchObject({ inputPrice: 6, entry: '*mini-all' });
+    // Equal fixed parts (8 characters each): the prefix is preferred.
+    expect(table.find('fam-mini-all')).toMatchObject({ inputPrice: 2, entry: 'fam-mini*' });
+    expect(table.find('fam-all')).toMatchObject({ inputPrice: 5, entry: '*-all' });
   });
 
   it('finds nothing for a name no entry covers, nor for a prefix of an exact name', () => {

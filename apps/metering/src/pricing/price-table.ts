@@ -1,11 +1,18 @@
+import {
+  compareSpecificity,
+  isWildcard,
+  matchesModel,
+  parseModelPattern,
+  type ModelPatternKind,
+} from '@switchyard/routing';
 import { type TokenPrice } from './cost.js';
 
 export interface PriceEntry extends TokenPrice {
-  /** An exact model name, or a prefix ending in `*`. */
+  /** An entry of the model pattern language: exact, `prefix*` or `*suffix`. */
   model: string;
 }
 
-export type PriceMatch = 'exact' | 'prefix' | 'default';
+export type PriceMatch = ModelPatternKind | 'default';
 
 export interface ResolvedPrice extends TokenPrice {
   match: PriceMatch;
@@ -13,41 +20,41 @@ export interface ResolvedPrice extends TokenPrice {
   entry: string | null;
 }
 
-/** The price table in memory: exact names first, then the longest matching prefix. */
+/**
+ * The price table in memory: the most specific matching entry applies, in the pattern
+ * language's specificity order (docs/architecture.md, "Model patterns").
+ */
 export class PriceTable {
   private readonly exact = new Map<string, PriceEntry>();
-  /** Longest first, so the first match is the most specific. */
-  private readonly prefixes: { prefix: string; entry: PriceEntry }[] = [];
+  /** Most specific first, so the first match is the one that applies. */
+  private readonly wildcards: PriceEntry[] = [];
 
   constructor(entries: readonly PriceEntry[]) {
     for (const entry of entries) {
-      if (entry.model.endsWith('*')) {
-        this.prefixes.push({ prefix: entry.model.slice(0, -1), entry });
-      } else {
-        this.exact.set(entry.model, entry);
-      }
+      if (isWildcard(entry.model)) this.wildcards.push(entry);
+      else this.exact.set(entry.model, entry);
     }
-    this.prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+    this.wildcards.sort((a, b) => compareSpecificity(a.model, b.model));
   }
 
   get size(): number {
-    return this.exact.size + this.prefixes.length;
+    return this.exact.size + this.wildcards.length;
   }
 
   find(model: string): ResolvedPrice | undefined {
     const exact = this.exact.get(model);
-    if (exact) return resolved(exact, 'exact');
-    const prefixed = this.prefixes.find(({ prefix }) => model.startsWith(prefix));
-    return prefixed ? resolved(prefixed.entry, 'prefix') : undefined;
+    if (exact) return resolved(exact);
+    return resolved(this.wildcards.find((entry) => matchesModel(entry.model, model)));
   }
 }
 
-function resolved(entry: PriceEntry, match: PriceMatch): ResolvedPrice {
+function resolved(entry: PriceEntry | undefined): ResolvedPrice | undefined {
+  if (!entry) return undefined;
   return {
     inputPrice: entry.inputPrice,
     outputPrice: entry.outputPrice,
     ...(entry.cachedInputPrice != null ? { cachedInputPrice: entry.cachedInputPrice } : {}),
-    match,
+    match: parseModelPattern(entry.model).kind,
     entry: entry.model,
   };
 }

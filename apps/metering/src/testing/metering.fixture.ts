@@ -1,19 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadEnvironment, MeteringEnv } from '@switchyard/config';
-import {
-  Queues,
-  USAGE_JOB_NAME,
-  USAGE_JOB_OPTIONS,
-  type QueueJobOptions,
-  type UsageRecord,
-} from '@switchyard/contracts';
-import { QueueConnection, busConnectionOf } from '@switchyard/messaging';
+import { type QueueJobOptions, type UsageRecord } from '@switchyard/contracts';
+import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import { createLogger } from '@switchyard/observability';
 import { createService } from '@switchyard/service';
 import { clearRedisNamespace, eventually, query } from '@switchyard/testing';
-import { Queue } from 'bullmq';
-import { meteringService } from '../metering.service.js';
+import { meteringDefinition } from '../metering.definition.js';
 
 // What the metering specs share: the app built as main.ts builds it, a producer that
 // enqueues usage exactly as the edge does, and rows to bill against. Each spec file gets
@@ -49,7 +42,7 @@ export interface RunningMetering {
 
 export async function startMetering(env: MeteringEnv): Promise<RunningMetering> {
   const app = await createService(
-    meteringService,
+    meteringDefinition,
     env,
     createLogger({ service: 'metering', level: env.LOG_LEVEL }),
   );
@@ -58,13 +51,9 @@ export async function startMetering(env: MeteringEnv): Promise<RunningMetering> 
   return { app, env, url, close: () => app.close() };
 }
 
-/** The producer side: a BullMQ queue as the edge opens it. */
-export function usageQueue(env: MeteringEnv): Queue {
-  const connection = new QueueConnection(busConnectionOf(env));
-  return new Queue(Queues.Usage, {
-    connection: { url: connection.url },
-    prefix: connection.prefix,
-  });
+/** The producer side: the usage queue as the edge opens it. */
+export function usageQueue(env: MeteringEnv): UsageQueue {
+  return UsageQueue.open(new QueueConnection(busConnectionOf(env)));
 }
 
 export async function dropNamespace(env: MeteringEnv): Promise<void> {
@@ -95,18 +84,12 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
 
 /** Enqueues as the edge does: job name `usage`, job id = request id, the shared options. */
 export async function enqueue(
-  queue: Queue,
+  queue: UsageQueue,
   records: UsageRecord[],
   options: Partial<QueueJobOptions> = {},
 ): Promise<void> {
   for (let start = 0; start < records.length; start += 1_000) {
-    await queue.addBulk(
-      records.slice(start, start + 1_000).map((record) => ({
-        name: USAGE_JOB_NAME,
-        data: record,
-        opts: { ...USAGE_JOB_OPTIONS, ...options, jobId: record.requestId },
-      })),
-    );
+    await queue.addRecords(records.slice(start, start + 1_000), options);
   }
 }
 
@@ -115,7 +98,11 @@ export async function enqueue(
  * completed: usage jobs leave the queue on completion, so a job id no longer there was
  * settled, and one left in the failed set fails the wait.
  */
-export async function settled(queue: Queue, jobIds: string[], timeoutMs = 20_000): Promise<void> {
+export async function settled(
+  queue: UsageQueue,
+  jobIds: string[],
+  timeoutMs = 20_000,
+): Promise<void> {
   await eventually(
     async () => {
       const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
@@ -138,7 +125,7 @@ export async function settled(queue: Queue, jobIds: string[], timeoutMs = 20_000
 }
 
 /** The job as it failed, once it is in the failed set (read after it got there). */
-export async function deadLettered(queue: Queue, jobId: string, timeoutMs = 10_000) {
+export async function deadLettered(queue: UsageQueue, jobId: string, timeoutMs = 10_000) {
   return eventually(
     async () => ((await queue.getJobState(jobId)) === 'failed' ? queue.getJob(jobId) : undefined),
     timeoutMs,

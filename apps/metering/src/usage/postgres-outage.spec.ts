@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { eventually, query } from '@switchyard/testing';
-import { type Queue } from 'bullmq';
+import { type UsageQueue } from '@switchyard/messaging';
 import {
   createToken,
   databaseUrl,
@@ -59,7 +59,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Postgres outage', () => {
   let metering: RunningMetering;
-  let queue: Queue;
+  let queue: UsageQueue;
 
   beforeAll(async () => {
     metering = await startMetering(meteringEnv(fileNamespace()));

@@ -2,11 +2,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { MeteringEnv } from '@switchyard/config';
 import { Events } from '@switchyard/contracts';
 import { DatabaseReadiness, isTransactionConflict } from '@switchyard/db';
+import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
 import { UsageMetrics } from './usage.metrics.js';
-import { UsageRepository, type EntryOutcome, type ExhaustedToken } from './usage.repository.js';
+import { UsageRepository, type EntryOutcome } from './usage.repository.js';
 
 /** Batches written at the same time; rows are locked in one order, so they cannot deadlock. */
 const BATCHES_IN_FLIGHT = 2;

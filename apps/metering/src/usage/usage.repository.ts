@@ -1,13 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService } from '@switchyard/db';
+import { UsageCounters, type ExhaustedToken, type UsageTotals } from '@switchyard/gateway-store';
 import { type UsageEntry } from './usage-entry.js';
 
 export type EntryOutcome = 'billed' | 'duplicate';
-
-export interface ExhaustedToken {
-  tokenId: number;
-  keyHash: string;
-}
 
 export interface Settlement {
   /** In the order of the entries given. */
@@ -25,29 +21,21 @@ interface InsertedTotals {
   keys: string;
 }
 
-type Totals = [id: number, cost: string, requests: number][];
-
-interface SettledTokenRow {
-  id: number;
-  status: string;
-  quota: bigint | null;
-  usedQuota: bigint;
-}
-
 const TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
 
 /**
- * Settles a batch of usage in one transaction: the logs, then the token, channel and key
- * totals of the rows actually inserted (a request already logged is never billed again).
- * Rows are locked in one order everywhere (tokens, channels, keys; by id), so concurrent
- * batches wait for each other instead of deadlocking.
- *
- * Each statement takes the batch as one JSON parameter: Postgres parses it far faster
- * than the driver binds thousands of array elements.
+ * Settles a batch of usage in one transaction: the logs (this app's table), then the token,
+ * channel and key counters of the rows actually inserted, through the gateway store that
+ * owns those tables (a request already logged is never billed again). Rows are locked in
+ * one order everywhere (tokens, channels, keys; by id), so concurrent batches wait for each
+ * other instead of deadlocking.
  */
 @Injectable()
 export class UsageRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly counters: UsageCounters,
+  ) {}
 
   async settle(entries: UsageEntry[]): Promise<Settlement> {
     const unique = [...new Map(entries.map((e) => [e.requestId, e])).values()].sort((a, b) =>
@@ -56,18 +44,13 @@ export class UsageRepository {
     const { duplicates, exhausted } = await this.prisma.$transaction(async (tx) => {
       const [totals] = await tx.$queryRaw<InsertedTotals[]>(insertLogs(unique));
       if (!totals) throw new Error('the usage insert returned no totals');
-      const tokens = JSON.parse(totals.tokens) as Totals;
-      const channels = JSON.parse(totals.channels) as Totals;
-      const keys = JSON.parse(totals.keys) as Totals;
-      const settled =
-        tokens.length > 0 ? await tx.$queryRaw<SettledTokenRow[]>(addToTokens(tokens)) : [];
-      if (channels.length > 0) await tx.$executeRaw(addToTotals('Channel', channels));
-      if (keys.length > 0) await tx.$executeRaw(addToTotals('ChannelKey', keys));
+      const settled = await this.counters.addToTokens(tx, JSON.parse(totals.tokens) as UsageTotals);
+      await this.counters.addToChannels(tx, JSON.parse(totals.channels) as UsageTotals);
+      await this.counters.addToKeys(tx, JSON.parse(totals.keys) as UsageTotals);
       const runOut = settled
         .filter((t) => t.status === 'enabled' && t.quota !== null && t.usedQuota >= t.quota)
         .map((t) => t.id);
-      const exhausted =
-        runOut.length > 0 ? await tx.$queryRaw<ExhaustedToken[]>(markExhausted(runOut)) : [];
+      const exhausted = await this.counters.markExhausted(tx, runOut);
       return { duplicates: new Set(JSON.parse(totals.duplicates) as string[]), exhausted };
     }, TRANSACTION);
 
@@ -157,46 +140,4 @@ function insertLogs(entries: UsageEntry[]): Prisma.Sql {
       (SELECT coalesce(json_agg(json_build_array(id, cost::text, n) ORDER BY id), '[]') FROM (
         SELECT "channelKeyId" AS id, sum("cost") AS cost, count(*) AS n FROM inserted
         WHERE "channelKeyId" IS NOT NULL GROUP BY 1) x)::text AS "keys"`;
-}
-
-function addToTokens(totals: Totals): Prisma.Sql {
-  return Prisma.sql`
-    WITH d AS (
-      SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost"
-      FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
-    ),
-    locked AS MATERIALIZED (
-      SELECT "id" FROM "Token" WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
-    )
-    UPDATE "Token" t
-    SET "usedQuota" = t."usedQuota" + d."cost"
-    FROM locked l JOIN d ON d."id" = l."id"
-    WHERE t."id" = l."id"
-    RETURNING t."id", t."status"::text AS "status", t."quota", t."usedQuota"`;
-}
-
-/** Adds cost and requests to channels or channel keys; the table name is never user input. */
-function addToTotals(table: 'Channel' | 'ChannelKey', totals: Totals): Prisma.Sql {
-  const target = Prisma.raw(`"${table}"`);
-  return Prisma.sql`
-    WITH d AS (
-      SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost", (x->>2)::bigint AS "requests"
-      FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
-    ),
-    locked AS MATERIALIZED (
-      SELECT "id" FROM ${target} WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
-    )
-    UPDATE ${target} u
-    SET "usedQuota" = u."usedQuota" + d."cost", "requestCount" = u."requestCount" + d."requests"
-    FROM locked l JOIN d ON d."id" = l."id"
-    WHERE u."id" = l."id"`;
-}
-
-/** A state change an administrator must see: it moves `updatedAt` and the version. */
-function markExhausted(tokenIds: number[]): Prisma.Sql {
-  return Prisma.sql`
-    UPDATE "Token"
-    SET "status" = 'exhausted', "updatedAt" = CURRENT_TIMESTAMP, "version" = "version" + 1
-    WHERE "id" IN (${Prisma.join(tokenIds)}) AND "status" = 'enabled'
-    RETURNING "id" AS "tokenId", "keyHash"`;
 }

@@ -8,10 +8,10 @@ import {
 import { outcomeOfStatus } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
 import { chatAdapterFor, type ChatAdapter } from '@switchyard/providers';
+import { type StoredChannel, type StoredKey } from '@switchyard/gateway-store';
 import { isWildcard, upstreamTarget } from '@switchyard/routing';
 import { SecretCipher } from '@switchyard/security';
 import { Agent } from 'undici';
-import { type StoredChannel, type StoredKey } from '../channels/channel-store.js';
 import { HealthBook } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 import { RoutingAuthority } from '../snapshots/routing-authority.js';

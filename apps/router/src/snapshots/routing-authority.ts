@@ -10,12 +10,13 @@ import {
   ROUTING_SNAPSHOT_KEY,
   RoutingSnapshot,
   type ChannelOutcome,
+  type RestingChannel,
   type RoutedChannel,
 } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
+import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
-import { ChannelStore, type StoredChannel } from '../channels/channel-store.js';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 
@@ -146,8 +147,14 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
 
   private build(now: number): Omit<RoutingSnapshot, 'version' | 'generatedAt'> {
     const channels: RoutedChannel[] = [];
+    const resting: RestingChannel[] = [];
     for (const channel of this.channels) {
-      if (channel.status !== ChannelStatus.enabled || this.health.isOpen(channel.id)) continue;
+      const rest = () =>
+        resting.push({ id: channel.id, models: channel.models, groups: channel.groups });
+      if (channel.status !== ChannelStatus.enabled || this.health.isOpen(channel.id)) {
+        rest();
+        continue;
+      }
       const keys = channel.keys
         .filter((key) => key.status === ChannelStatus.enabled)
         .map((key) => ({
@@ -158,9 +165,12 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
           concurrency: key.concurrency,
           coolingUntil: this.health.coolingUntil(key.id, now),
         }));
-      if (keys.length === 0) continue;
+      if (keys.length === 0) {
+        rest();
+        continue;
+      }
       const { id, name, kind, provider, settings, baseUrl, models, modelMapping } = channel;
-      const { priority, weight, groups } = channel;
+      const { priority, weight, groups, firstByteTimeoutMs } = channel;
       channels.push({
         id,
         name,
@@ -174,9 +184,10 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
         weight,
         groups,
         keys,
+        ...(firstByteTimeoutMs !== null ? { firstByteTimeoutMs } : {}),
       });
     }
-    return { channels };
+    return { channels, resting };
   }
 
   /** Publishes a new version when the content changed; only the leader publishes. */

@@ -7,7 +7,7 @@ import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
-import { Link, navigate, usePath } from '@switchyard/ui';
+import { navigate, TopBar, usePath } from '@switchyard/ui';
 
 type SessionState = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me };
 
@@ -81,34 +81,21 @@ export function App() {
   const { me } = state;
   const isAdmin = me.role === 'admin';
   const section = path.startsWith('/admin') ? 'admin' : path === '/usage' ? 'usage' : 'chat';
+  const sections = [
+    { path: '/', label: 'Chat' },
+    { path: '/usage', label: 'Usage' },
+    ...(isAdmin ? [{ path: '/admin/api-keys', label: 'Admin' }] : []),
+  ];
+  const currentSection = sections.find((candidate) => candidate.label.toLowerCase() === section);
 
   return (
     <div class={section === 'chat' ? 'shell shell-fixed' : 'shell'}>
-      <a class="skip-link" href="#main">
-        Skip to content
-      </a>
-      <header class="topbar">
-        <span class="brand">Switchyard chat</span>
-        <nav aria-label="Main">
-          <Link href="/" current={section === 'chat'}>
-            Chat
-          </Link>
-          <Link href="/usage" current={section === 'usage'}>
-            Usage
-          </Link>
-          {isAdmin && (
-            <Link href="/admin/api-keys" current={section === 'admin'}>
-              Admin
-            </Link>
-          )}
-        </nav>
-        <span class="who">
-          <span aria-label="Signed in as">{me.username}</span>
-          <button type="button" class="secondary" onClick={() => void signOut()}>
-            Sign out
-          </button>
-        </span>
-      </header>
+      <TopBar brand="Switchyard chat" sections={sections} current={currentSection}>
+        <span aria-label="Signed in as">{me.username}</span>
+        <button type="button" class="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </TopBar>
       {section === 'chat' && <ChatPage path={path} />}
       {section === 'usage' && <UsagePage />}
       {section === 'admin' &&

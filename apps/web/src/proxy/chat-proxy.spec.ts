@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
 import request from 'supertest';
 import { makeSite, startWeb, type TestSite, type TestWeb } from '../web.fixture.js';
 
@@ -94,7 +95,8 @@ describe('chat API pass-through', () => {
   };
 
   beforeAll(async () => {
-    backend = createServer((req, res) => void handle(req, res));
+    // A request the web front cut short (a body past the limit) rejects; that is expected.
+    backend = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
     backend.listen(0, '127.0.0.1');
     await once(backend, 'listening');
     const { port } = backend.address() as AddressInfo;
@@ -200,14 +202,72 @@ describe('chat API pass-through', () => {
     expect(response.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/']);
   });
 
-  it('forwards a body larger than any parser limit, untouched', async () => {
-    const big = Buffer.alloc(3 * 1024 * 1024, 'x').toString();
+  it('forwards a body up to the chat API limit, untouched', async () => {
+    const big = Buffer.alloc(API_BODY_LIMITS.chat, 'x').toString();
     await request(web.url)
       .post('/api/upload')
       .set('content-type', 'application/octet-stream')
       .send(big)
       .expect(200);
     expect(seen[0]?.body.length).toBe(big.length);
+  });
+
+  it('refuses a larger body itself with 413, without bothering the backend', async () => {
+    const big = Buffer.alloc(API_BODY_LIMITS.chat + 1, 'x').toString();
+    const response = await request(web.url)
+      .post('/api/upload')
+      .set('content-type', 'application/json')
+      .send(big)
+      .expect(413);
+    expect(response.body.error).toEqual({
+      code: 'payload_too_large',
+      message: bodyTooLargeMessage(API_BODY_LIMITS.chat),
+    });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a larger body sent in chunks, without a length, with 413', async () => {
+    const { port } = new URL(web.url);
+    const client = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/upload',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    client.on('error', () => undefined);
+    const chunk = Buffer.alloc(256 * 1024, 'x');
+    const answered = once(client, 'response') as Promise<[IncomingMessage]>;
+    for (let sent = 0; sent <= API_BODY_LIMITS.chat; sent += chunk.length) client.write(chunk);
+    client.end();
+    const [response] = await answered;
+    expect(response.statusCode).toBe(413);
+    const body = JSON.parse(await readBody(response)) as { error: { code: string } };
+    expect(body.error.code).toBe('payload_too_large');
+  });
+
+  it.each([
+    ['GET', undefined],
+    ['POST', '{"username":"ann","password":"nope"}'],
+  ])('passes a %s with Expect: 100-continue through', async (method, body) => {
+    const { port } = new URL(web.url);
+    const client = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method,
+      path: method === 'GET' ? '/api/auth/me' : '/api/auth/login',
+      headers: {
+        expect: '100-continue',
+        ...(body ? { 'content-type': 'application/json', 'content-length': body.length } : {}),
+      },
+    });
+    if (body) client.once('continue', () => client.end(body));
+    else client.end();
+    const [response] = (await once(client, 'response')) as [IncomingMessage];
+    await readBody(response);
+    expect(response.statusCode).toBe(method === 'GET' ? 200 : 401);
+    expect(seen[0]?.headers['expect']).toBeUndefined();
+    if (body) expect(seen[0]?.body).toBe(body);
   });
 
   it('streams server-sent events event by event', async () => {

@@ -1,5 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { ApiError, bodyTooLargeMessage } from '@switchyard/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { Transform, type Readable } from 'node:stream';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { badGatewayError, badGatewayPage, prefersHtml } from './bad-gateway.js';
 import { clientResponseHeaders, upstreamRequestHeaders } from './forwarding.js';
@@ -9,6 +11,8 @@ export interface ChatProxyOptions {
   chatUrl: string;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  /** The chat API's own body limit, applied here at the first hop. */
+  bodyLimit: number;
 }
 
 const BODYLESS_STATUS = new Set([204, 205, 304]);
@@ -20,6 +24,22 @@ function describeFailure(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') return code;
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Raised by `limited` when a body without a (truthful) length runs past the limit. */
+class BodyTooLarge extends Error {}
+
+/** The request body, failing the exchange with `BodyTooLarge` past `limit` bytes. */
+function limited(body: Readable, limit: number): Readable {
+  let seen = 0;
+  return body.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        seen += chunk.length;
+        done(seen > limit ? new BodyTooLarge() : null, chunk);
+      },
+    }),
+  );
 }
 
 function hasBody(request: FastifyRequest): boolean {
@@ -41,8 +61,10 @@ export class ChatProxy implements OnApplicationShutdown {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly agent: Agent;
+  private readonly bodyLimit: number;
 
   constructor(options: ChatProxyOptions) {
+    this.bodyLimit = options.bodyLimit;
     const url = new URL(options.chatUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
@@ -55,6 +77,10 @@ export class ChatProxy implements OnApplicationShutdown {
   }
 
   async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Number(request.headers['content-length'] ?? 0) > this.bodyLimit) {
+      await this.tooLarge(reply);
+      return;
+    }
     // The client going away ends the upstream exchange too (a stopped chat stream, say).
     const abort = new AbortController();
     reply.raw.once('close', () => {
@@ -72,11 +98,15 @@ export class ChatProxy implements OnApplicationShutdown {
           requestId: request.id,
           protocol: request.protocol,
         }),
-        body: hasBody(request) ? request.raw : null,
+        body: hasBody(request) ? limited(request.raw, this.bodyLimit) : null,
         signal: abort.signal,
       });
     } catch (error) {
       if (abort.signal.aborted) return;
+      if (error instanceof BodyTooLarge) {
+        await this.tooLarge(reply);
+        return;
+      }
       this.logger.warn(
         `chat backend unreachable for ${request.method} ${request.url}: ${describeFailure(error)}`,
       );
@@ -99,6 +129,14 @@ export class ChatProxy implements OnApplicationShutdown {
       return;
     }
     await reply.send(body);
+  }
+
+  private async tooLarge(reply: FastifyReply): Promise<void> {
+    // The rest of the body is not read: the connection cannot carry another request.
+    void reply.code(413).header('connection', 'close');
+    await reply
+      .type('application/json; charset=utf-8')
+      .send(new ApiError('payload_too_large', bodyTooLargeMessage(this.bodyLimit)).toBody());
   }
 
   private async badGateway(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -61,7 +61,9 @@ export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
   facts: ClientFacts,
 ): HeaderRecord {
-  const headers = endToEnd(incoming, ['host', 'x-forwarded-for', 'x-request-id']);
+  // `expect: 100-continue` was answered by this server already; the client refuses to
+  // send it on (and the backend has no use for it).
+  const headers = endToEnd(incoming, ['host', 'x-forwarded-for', 'x-request-id', 'expect']);
   const chain = incoming['x-forwarded-for'];
   const previous = (Array.isArray(chain) ? chain.join(', ') : (chain ?? '')).trim();
   headers['x-forwarded-for'] = previous === '' ? facts.clientIp : `${previous}, ${facts.clientIp}`;

@@ -18,6 +18,54 @@ describe('reading answers', () => {
     expect(pageOf([model], readModel).total).toBe(1);
   });
 
+  it('reads the tool steps saved with a reply, dropping what is not a step', () => {
+    const message = readMessage({
+      role: 'assistant',
+      content: 'The tool answered: sunny',
+      toolSteps: [
+        {
+          id: 'call_1',
+          kind: 'tool',
+          server: 'weather',
+          tool: 'get_forecast',
+          arguments: { address: '1 Main St' },
+          ok: true,
+          result: 'sunny',
+          durationMs: 12,
+        },
+        {
+          id: 'c2',
+          kind: 'connect',
+          server: 'down',
+          ok: false,
+          error: { code: 'server_unreachable', message: 'fetch failed' },
+          durationMs: 0,
+        },
+        { nonsense: true },
+      ],
+    });
+    expect(message?.toolSteps).toEqual([
+      {
+        id: 'call_1',
+        kind: 'tool',
+        server: 'weather',
+        tool: 'get_forecast',
+        arguments: { address: '1 Main St' },
+        ok: true,
+        result: 'sunny',
+        durationMs: 12,
+      },
+      {
+        id: 'c2',
+        kind: 'connect',
+        server: 'down',
+        ok: false,
+        error: { code: 'server_unreachable', message: 'fetch failed' },
+        durationMs: 0,
+      },
+    ]);
+  });
+
   it('reads messages with their images and usage', () => {
     expect(
       readMessage({

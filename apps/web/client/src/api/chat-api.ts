@@ -20,9 +20,11 @@ import {
   type Conversation,
   type Details,
   type Id,
+  type McpServerChoice,
   type Me,
   type Page,
   type Purpose,
+  type ToolStep,
   type Usage,
 } from './types.js';
 
@@ -71,7 +73,30 @@ function readConversation(value: unknown): Conversation | null {
     id: id(value['id']),
     title: text(value['title'], 'Untitled'),
     model: text(value['model']),
+    ...(Array.isArray(value['mcpServerIds'])
+      ? { mcpServerIds: (value['mcpServerIds'] as unknown[]).map(id) }
+      : {}),
     ...(typeof value['updatedAt'] === 'string' ? { updatedAt: value['updatedAt'] } : {}),
+  };
+}
+
+export function readToolStep(value: unknown): ToolStep | null {
+  if (!isRecord(value) || typeof value['server'] !== 'string') return null;
+  const kind = value['kind'];
+  const error = isRecord(value['error'])
+    ? { code: text(value['error']['code']), message: text(value['error']['message']) }
+    : undefined;
+  return {
+    id: text(value['id']),
+    kind: kind === 'resource' || kind === 'connect' ? kind : 'tool',
+    server: value['server'],
+    ...(typeof value['tool'] === 'string' ? { tool: value['tool'] } : {}),
+    ...(typeof value['uri'] === 'string' ? { uri: value['uri'] } : {}),
+    ...('arguments' in value ? { arguments: value['arguments'] } : {}),
+    ok: value['ok'] === true,
+    ...(typeof value['result'] === 'string' ? { result: value['result'] } : {}),
+    ...(error ? { error } : {}),
+    durationMs: typeof value['durationMs'] === 'number' ? value['durationMs'] : 0,
   };
 }
 
@@ -106,6 +131,13 @@ export function readMessage(value: unknown): ChatMessage | null {
     role,
     content: text(value['content']),
     images: imagesOf(value),
+    ...(Array.isArray(value['toolSteps'])
+      ? {
+          toolSteps: (value['toolSteps'] as unknown[])
+            .map(readToolStep)
+            .filter((step): step is ToolStep => step !== null),
+        }
+      : {}),
     ...(typeof value['model'] === 'string' ? { model: value['model'] } : {}),
     ...(usage ? { usage } : {}),
   };
@@ -191,14 +223,33 @@ export async function listConversations(): Promise<Conversation[]> {
   return pageOf(await call<unknown>('GET', '/conversations'), readConversation).items;
 }
 
-export async function createConversation(title: string, model: string): Promise<Conversation> {
-  const created = readConversation(await call<unknown>('POST', '/conversations', { title, model }));
+export async function createConversation(
+  title: string,
+  model: string,
+  mcpServerIds: Id[] = [],
+): Promise<Conversation> {
+  const created = readConversation(
+    await call<unknown>('POST', '/conversations', { title, model, mcpServerIds }),
+  );
   if (!created) throw new Error('The new conversation has no id');
   return created;
 }
 
 export async function renameConversation(conversation: Id, title: string): Promise<void> {
   await call('PATCH', `/conversations/${path(conversation)}`, { title });
+}
+
+export async function setConversationServers(conversation: Id, mcpServerIds: Id[]): Promise<void> {
+  await call('PATCH', `/conversations/${path(conversation)}`, { mcpServerIds });
+}
+
+/** The MCP servers a user may enable in a conversation. */
+export async function listMcpServers(): Promise<McpServerChoice[]> {
+  return itemsOf(await call<unknown>('GET', '/mcp-servers')).flatMap((item) =>
+    isRecord(item) && item['id'] !== undefined
+      ? [{ id: id(item['id']), name: text(item['name']) }]
+      : [],
+  );
 }
 
 export async function deleteConversation(conversation: Id): Promise<void> {
@@ -213,6 +264,8 @@ export async function listMessages(conversation: Id): Promise<ChatMessage[]> {
 export interface ReplyHandlers {
   delta(content: string): void;
   images(urls: string[]): void;
+  /** A tool step finished (its call, result or error, and duration). */
+  toolStep?(step: ToolStep): void;
   done(messageId: Id | undefined, usage: Usage | undefined): void;
   error(problem: ApiProblem): void;
 }
@@ -267,7 +320,10 @@ export async function sendMessage(
       const fields = details(data);
       if (event.event === 'delta') handlers.delta(text(fields['content']));
       else if (event.event === 'image') handlers.images(imagesOf(fields));
-      else if (event.event === 'done') {
+      else if (event.event === 'tool_result') {
+        const step = readToolStep(data);
+        if (step) handlers.toolStep?.(step);
+      } else if (event.event === 'done') {
         finished = true;
         const messageId = fields['messageId'];
         handlers.done(

@@ -26,6 +26,8 @@ export interface Conversation {
   id: Id;
   title: string;
   model: string;
+  /** MCP servers enabled in the conversation. */
+  mcpServerIds?: Id[];
   updatedAt?: string;
 }
 
@@ -34,11 +36,31 @@ export interface Usage {
   completionTokens: number;
 }
 
+/** One tool call of a reply (docs/tools.md). */
+export interface ToolStep {
+  id: string;
+  kind: 'tool' | 'resource' | 'connect';
+  server: string;
+  tool?: string;
+  uri?: string;
+  arguments?: unknown;
+  ok: boolean;
+  result?: string;
+  error?: { code: string; message: string };
+  durationMs: number;
+}
+
+export interface McpServerChoice {
+  id: Id;
+  name: string;
+}
+
 export interface ChatMessage {
   id?: Id;
   role: 'user' | 'assistant' | 'system';
   content: string;
   images: string[];
+  toolSteps?: ToolStep[];
   model?: string;
   usage?: Usage;
 }

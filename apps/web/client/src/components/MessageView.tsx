@@ -1,6 +1,7 @@
 import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
 import { ErrorNotice } from './ErrorNotice.js';
+import { ToolSteps } from './ToolSteps.js';
 
 export interface ShownMessage extends ChatMessage {
   /** A stable key for the list while the message has no id yet. */
@@ -20,6 +21,7 @@ export function MessageView(props: { message: ShownMessage }) {
       <h3 class="visually-hidden">
         {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
       </h3>
+      {message.toolSteps && <ToolSteps steps={message.toolSteps} />}
       {message.content !== '' && <div class="message-text">{message.content}</div>}
       {message.pending && message.content === '' && message.images.length === 0 && (
         <p class="message-status">Waiting for the reply…</p>

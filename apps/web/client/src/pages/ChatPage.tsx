@@ -4,6 +4,7 @@ import { type Conversation, type Id } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { ModelPicker, savedCustomModels } from '../components/ModelPicker.js';
+import { ToolPicker } from '../components/ToolPicker.js';
 import { asProblem } from '../errors.js';
 import { Link, navigate, useLoad } from '@switchyard/ui';
 
@@ -26,6 +27,8 @@ export function ChatPage(props: { path: string }) {
   const conversations = useLoad(chat.listConversations, []);
   const [customVersion, setCustomVersion] = useState(0);
   const available = useLoad(chat.listModels, []);
+  const mcpServers = useLoad(chat.listMcpServers, []);
+  const [serverIds, setServerIds] = useState<Id[]>([]);
   const models = useMemo(
     () => [...(available.data ?? []), ...savedCustomModels()],
     [available.data, customVersion],
@@ -51,6 +54,7 @@ export function ChatPage(props: { path: string }) {
   }, [models]);
   useEffect(() => {
     if (active?.model) setModel(active.model);
+    setServerIds(active?.mcpServerIds ?? []);
   }, [active?.id]);
 
   useEffect(() => {
@@ -91,6 +95,17 @@ export function ChatPage(props: { path: string }) {
     localStorage.setItem(LAST_MODEL_KEY, name);
   };
 
+  const chooseServers = async (ids: Id[]) => {
+    setServerIds(ids);
+    if (activeId === null) return;
+    try {
+      await chat.setConversationServers(activeId, ids);
+      void conversations.reload();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+
   const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
     setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
 
@@ -106,7 +121,7 @@ export function ChatPage(props: { path: string }) {
     let conversationId: Id | null = activeId;
     if (conversationId === null) {
       try {
-        const conversation = await chat.createConversation(titleFrom(content), model);
+        const conversation = await chat.createConversation(titleFrom(content), model, serverIds);
         conversationId = conversation.id;
         created.current = String(conversation.id);
         navigate(`/c/${encodeURIComponent(String(conversation.id))}`);
@@ -137,6 +152,8 @@ export function ChatPage(props: { path: string }) {
       {
         delta: (text) => updateReply(reply.key, (m) => ({ ...m, content: m.content + text })),
         images: (urls) => updateReply(reply.key, (m) => ({ ...m, images: [...m.images, ...urls] })),
+        toolStep: (step) =>
+          updateReply(reply.key, (m) => ({ ...m, toolSteps: [...(m.toolSteps ?? []), step] })),
         done: (messageId, usage) =>
           updateReply(reply.key, (m) => ({
             ...m,
@@ -190,6 +207,12 @@ export function ChatPage(props: { path: string }) {
             disabled={streaming}
             onChange={chooseModel}
             onCustomAdded={() => setCustomVersion((v) => v + 1)}
+          />
+          <ToolPicker
+            servers={mcpServers.data ?? []}
+            value={serverIds}
+            disabled={streaming}
+            onChange={(ids) => void chooseServers(ids)}
           />
         </div>
         <ErrorNotice error={available.error} />

@@ -1,0 +1,17 @@
+import { ChatEnv } from '@switchyard/config';
+import { API_BODY_LIMITS } from '@switchyard/contracts';
+import { type ServiceDefinition } from '@switchyard/service';
+import { ChatModule } from './chat.module.js';
+import { serveOpenApi } from './openapi.js';
+
+/** How the chat service is built: by `main.ts` in production, by the specs in tests. */
+export const chatDefinition: ServiceDefinition<ChatEnv> = {
+  name: 'chat',
+  environment: ChatEnv,
+  module: (env) => ChatModule.forRoot(env),
+  port: (env) => env.CHAT_PORT,
+  // The web app forwards the API: its X-Forwarded-For names the browser (`request.ip`).
+  trustProxy: (env) => env.TRUSTED_PROXIES,
+  bodyLimit: () => API_BODY_LIMITS.chat,
+  configure: (app) => serveOpenApi(app),
+};

@@ -1,0 +1,187 @@
+import {
+  asProblem,
+  Loading,
+  ProblemNotice,
+  ThemeSelect,
+  ToastProvider,
+  TopBar,
+  navigate,
+  usePath,
+  type Section,
+} from '@switchyard/ui';
+import { useEffect, useState } from 'preact/hooks';
+import { api, call, explain, session, whenUnauthenticated, type Schemas } from './api/client.js';
+import { MeContext } from './me.js';
+import { AccountPage } from './pages/AccountPage.js';
+import { AdministratorsPage } from './pages/AdministratorsPage.js';
+import { AuditPage } from './pages/AuditPage.js';
+import { ChannelsPage } from './pages/ChannelsPage.js';
+import { OverviewPage } from './pages/OverviewPage.js';
+import { PasswordPage } from './pages/PasswordPage.js';
+import { PricesPage } from './pages/PricesPage.js';
+import { SignInPage } from './pages/SignInPage.js';
+import { TokensPage } from './pages/TokensPage.js';
+import { UsagePage } from './pages/UsagePage.js';
+
+type SessionState =
+  | { kind: 'checking' }
+  | { kind: 'signed-out' }
+  /** Signed in with the initial (or a reset) password: nothing else works until it changes. */
+  | { kind: 'must-change-password' }
+  | { kind: 'signed-in'; me: Schemas['AdminProfile'] };
+
+const SECTIONS: (Section & { ownerOnly?: boolean })[] = [
+  { path: '/', label: 'Overview' },
+  { path: '/channels', label: 'Channels' },
+  { path: '/tokens', label: 'Tokens' },
+  { path: '/usage', label: 'Usage' },
+  { path: '/prices', label: 'Prices' },
+  { path: '/administrators', label: 'Administrators', ownerOnly: true },
+  { path: '/audit', label: 'Audit log' },
+  { path: '/account', label: 'Account' },
+];
+
+export function App() {
+  return (
+    <ToastProvider>
+      <Dashboard />
+    </ToastProvider>
+  );
+}
+
+function Dashboard() {
+  const path = usePath();
+  const [state, setState] = useState<SessionState>({ kind: 'checking' });
+  const [error, setError] = useState<unknown>(null);
+
+  const loadMe = async () => {
+    if (!session.token()) {
+      setState({ kind: 'signed-out' });
+      return;
+    }
+    try {
+      setState({ kind: 'signed-in', me: await call(api.GET('/api/auth/me')) });
+      setError(null);
+    } catch (failure) {
+      if (asProblem(failure).code === 'password_change_required') {
+        setState({ kind: 'must-change-password' });
+        return;
+      }
+      // A 401 signs out through whenUnauthenticated; anything else is shown.
+      if (session.token()) setError(failure);
+    }
+  };
+
+  useEffect(() => {
+    whenUnauthenticated(() => {
+      session.clear();
+      setState({ kind: 'signed-out' });
+    });
+    void loadMe();
+  }, []);
+
+  const signOut = async () => {
+    try {
+      await call(api.POST('/api/auth/logout'));
+    } catch {
+      // The session ends here whatever the server says.
+    }
+    session.clear();
+    setState({ kind: 'signed-out' });
+    navigate('/');
+  };
+
+  if (state.kind === 'checking') {
+    return (
+      <main id="main" class="centered">
+        {error ? (
+          <div class="card">
+            <ProblemNotice error={error} explain={explain} />
+            <button type="button" onClick={() => void loadMe()}>
+              Try again
+            </button>
+          </div>
+        ) : (
+          <Loading />
+        )}
+      </main>
+    );
+  }
+
+  if (state.kind === 'signed-out') {
+    return (
+      <SignInPage
+        onSignedIn={(answer) => {
+          session.set(answer.token);
+          if (answer.mustChangePassword) setState({ kind: 'must-change-password' });
+          else setState({ kind: 'signed-in', me: answer.admin });
+        }}
+      />
+    );
+  }
+
+  if (state.kind === 'must-change-password') {
+    return (
+      <main id="main" class="centered">
+        <PasswordPage forced onChanged={loadMe} />
+      </main>
+    );
+  }
+
+  const { me } = state;
+
+  const sections = SECTIONS.filter((section) => !section.ownerOnly || me.role === 'owner');
+  const current =
+    sections.find((section) => section.path !== '/' && path.startsWith(section.path)) ??
+    sections.find((section) => section.path === path);
+
+  return (
+    <MeContext.Provider value={me}>
+      <div class="shell">
+        <TopBar brand="Switchyard gateway" sections={sections} current={current}>
+          <span>
+            <span aria-label="Signed in as">{me.username}</span>{' '}
+            <span class="badge">{me.role}</span>
+          </span>
+          <ThemeSelect />
+          <button type="button" class="secondary" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </TopBar>
+        <main id="main" class="page">
+          <Page path={current?.path} onSignOut={() => void signOut()} />
+        </main>
+      </div>
+    </MeContext.Provider>
+  );
+}
+
+function Page(props: { path: string | undefined; onSignOut: () => void }) {
+  switch (props.path) {
+    case '/':
+      return <OverviewPage />;
+    case '/channels':
+      return <ChannelsPage />;
+    case '/tokens':
+      return <TokensPage />;
+    case '/usage':
+      return <UsagePage />;
+    case '/prices':
+      return <PricesPage />;
+    case '/administrators':
+      return <AdministratorsPage />;
+    case '/audit':
+      return <AuditPage />;
+    case '/account':
+      return <AccountPage onSignOut={props.onSignOut} />;
+    default:
+      return (
+        <section>
+          <h1>Page not found</h1>
+          <p>
+            There is no page here. <a href="/">Go to the overview</a>.
+          </p>
+        </section>
+      );
+  }
+}

@@ -1,0 +1,46 @@
+import { EdgeEnv } from '@switchyard/config';
+import { Events } from '@switchyard/contracts';
+import { busConnectionOf } from '@switchyard/messaging';
+import { type ServiceDefinition } from '@switchyard/service';
+import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
+import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
+import { acceptRawBodies } from './proxy/raw-body.js';
+import { EdgeModule } from './edge.module.js';
+import { replyWithError } from './errors/openai-exception.filter.js';
+
+/** How the edge is built: `main.ts` starts it; a spec may build it with `createService`. */
+export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
+  name: 'edge',
+  environment: EdgeEnv,
+  module: (env) => EdgeModule.forRoot(env),
+  port: (env) => env.EDGE_PORT,
+  bodyLimit: (env) => env.MAX_BODY_BYTES,
+  trustProxy: (env) => env.TRUSTED_PROXIES,
+  acceptRequestIds: false,
+  requestContext: false,
+  logSuccessfulRequests: false,
+  bodyParser: false,
+  bus: {
+    connection: busConnectionOf,
+    requiredHandlers: [
+      Events.RoutingSnapshot,
+      Events.TokenChanged,
+      Events.TokenExhausted,
+      Events.PriceChanged,
+    ],
+  },
+  configure: async (app, env, logger) => {
+    acceptRawBodies(app);
+    limitAdminBodies(app.getHttpAdapter().getInstance());
+    // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .setErrorHandler((error, request, reply) => replyWithError(error, request, reply));
+    await serveDashboard(
+      app.getHttpAdapter().getInstance(),
+      dashboardDirectory(env.DASHBOARD_DIR),
+      logger,
+    );
+  },
+};

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuditRepository } from './audit.repository.js';
+import { ChannelStore } from './channel-store.js';
+import { ChannelsRepository } from './channels.repository.js';
+import { TokensRepository } from './tokens.repository.js';
+import { UsageCounters } from './usage-counters.js';
+
+/**
+ * The only writer of `Channel`, `ChannelKey`, `Token` and `AuditLog` (docs/architecture.md,
+ * "Table owners"). Needs `DatabaseModule` (global) for Prisma.
+ */
+@Module({
+  providers: [AuditRepository, ChannelStore, ChannelsRepository, TokensRepository, UsageCounters],
+  exports: [AuditRepository, ChannelStore, ChannelsRepository, TokensRepository, UsageCounters],
+})
+export class GatewayStoreModule {}

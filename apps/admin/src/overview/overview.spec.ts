@@ -163,6 +163,8 @@ describe('overview', () => {
         id: channel.id,
         name: 'n',
         kind: 'single',
+        provider: 'openai',
+        settings: {},
         baseUrl: 'https://upstream.example.com',
         models: ['gpt-4o'],
         modelMapping: {},

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { outcomeOfStatus } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
+import { chatAdapterFor, type ChatAdapter } from '@switchyard/providers';
 import { type StoredChannel, type StoredKey } from '@switchyard/gateway-store';
 import { isWildcard, upstreamTarget } from '@switchyard/routing';
 import { SecretCipher } from '@switchyard/security';
@@ -80,6 +81,13 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private async probe(channel: StoredChannel, key: StoredKey): Promise<ProbeResult> {
     const model = channel.models.find((m) => !isWildcard(m));
+    let adapter: ChatAdapter | null;
+    try {
+      adapter = chatAdapterFor(channel.provider);
+    } catch {
+      return 'failing';
+    }
+    if (adapter) return this.probeConverted(adapter, channel, key, model ?? '');
     const target = upstreamTarget(channel.baseUrl, model ? '/chat/completions' : '/models');
     try {
       const response = await this.agent.request({
@@ -100,6 +108,41 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
       });
       await response.body.dump();
       const kind = outcomeOfStatus(response.statusCode);
+      if (kind === 'banned') return 'banned';
+      return kind === 'server_error' ? 'failing' : 'healthy';
+    } catch {
+      return 'failing';
+    }
+  }
+
+  /** A channel of another provider than openai: the same one-token request, in its format. */
+  private async probeConverted(
+    adapter: ChatAdapter,
+    channel: StoredChannel,
+    key: StoredKey,
+    model: string,
+  ): Promise<ProbeResult> {
+    try {
+      const upstreamModel = channel.modelMapping[model] ?? model;
+      const outbound = adapter.chatRequest(
+        {
+          body: { model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
+          upstreamModel,
+          secret: this.cipher.open(key.secretCiphertext),
+          settings: channel.settings,
+        },
+        false,
+      );
+      const base = new URL(channel.baseUrl);
+      const response = await this.agent.request({
+        origin: base.origin,
+        path: `${base.pathname.replace(/\/+$/, '')}${outbound.path}`,
+        method: 'POST',
+        headers: { ...outbound.headers, 'content-type': 'application/json' },
+        body: outbound.body,
+      });
+      await response.body.dump();
+      const kind = outcomeOfStatus(adapter.healthStatus(response.statusCode));
       if (kind === 'banned') return 'banned';
       return kind === 'server_error' ? 'failing' : 'healthy';
     } catch {

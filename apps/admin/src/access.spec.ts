@@ -18,6 +18,7 @@ const ROUTES: Record<string, Access> = {
   'POST /api/auth/login': 'public',
   'POST /api/auth/logout': R,
   'POST /api/auth/password': R,
+  'POST /api/auth/logout-everywhere': R,
   'GET /api/auth/me': R,
   'GET /api/admins': O,
   'POST /api/admins': O,
@@ -35,6 +36,8 @@ const ROUTES: Record<string, Access> = {
   'POST /api/channels/:id/disable': E,
   'PATCH /api/channels/:id/keys/:keyId': E,
   'POST /api/channels/:id/test': E,
+  'POST /api/channels/upstream-models': E,
+  'POST /api/channels/:id/upstream-models': E,
   'GET /api/tokens': R,
   'POST /api/tokens': E,
   'POST /api/tokens/bundle': E,
@@ -42,14 +45,21 @@ const ROUTES: Record<string, Access> = {
   'PATCH /api/tokens/:id': E,
   'DELETE /api/tokens/:id': E,
   'GET /api/prices': R,
+  'GET /api/prices/unpriced': R,
   'PUT /api/prices': E,
   'DELETE /api/prices/:model': E,
   'GET /api/usage/logs': R,
   'GET /api/usage/summary': R,
+  'GET /api/overview/series': R,
+  'GET /api/overview/health': R,
 };
 
 /** Reachable while the password must still be changed. */
-const BEFORE_PASSWORD_CHANGE = new Set(['POST /api/auth/logout', 'POST /api/auth/password']);
+const BEFORE_PASSWORD_CHANGE = new Set([
+  'POST /api/auth/logout',
+  'POST /api/auth/logout-everywhere',
+  'POST /api/auth/password',
+]);
 
 const isDocumentation = (route: string) => / \/api\/docs($|[-/])/.test(route);
 
@@ -131,11 +141,14 @@ describe('access control', () => {
       const anonymous = await call(route);
       expect([route, 'anonymous', anonymous.status]).toEqual([route, 'anonymous', 401]);
       for (const role of ['owner', 'admin', 'viewer'] as const) {
-        // Logging out ends the session it is called with: use a spare one.
+        // Logging out ends the session it is called with, and everywhere ends every session
+        // of its administrator: use a spare session, or a spare administrator.
         const token =
           route === 'POST /api/auth/logout'
             ? await h.login(sessions[role].username)
-            : sessions[role].token;
+            : route === 'POST /api/auth/logout-everywhere'
+              ? (await h.session(role)).token
+              : sessions[role].token;
         const response = await call(route, token);
         if (access.includes(role)) {
           expect([route, role, response.status]).not.toEqual([route, role, 401]);
@@ -156,7 +169,11 @@ describe('access control', () => {
     for (const route of Object.keys(ROUTES)) {
       const access = ROUTES[route];
       if (access === 'ops' || access === 'public' || route === 'POST /api/auth/logout') continue;
-      const response = await call(route, mustChange);
+      const token =
+        route === 'POST /api/auth/logout-everywhere'
+          ? await h.login((await h.createAdmin('owner', { mustChangePassword: true })).username)
+          : mustChange;
+      const response = await call(route, token);
       if (BEFORE_PASSWORD_CHANGE.has(route)) {
         expect([route, response.status]).not.toEqual([route, 403]);
       } else {

@@ -170,6 +170,9 @@ function precheck(value: unknown, metadata: ArgumentMetadata): void {
   }
   const dto = metadata.metatype;
   if (metadata.type === 'custom' || PRIMITIVES.has(dto) || typeof dto !== 'function') return;
+  // No body at all is validated as `{}` below: required fields are named, optional bodies
+  // (`POST /api/channels/:id/disable`) pass.
+  if (value === undefined) return;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const field = metadata.type === 'body' ? 'body' : metadata.type;
     throw validationFailed([{ field, message: `${field} must be a JSON object` }]);

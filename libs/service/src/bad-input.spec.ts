@@ -190,9 +190,12 @@ describe('bad input to a service built by createService', () => {
     expect(fieldsOf(answer.body)).toEqual(['__proto__']);
   });
 
-  it('answers an empty or broken body as invalid JSON', async () => {
-    expect((await post('')).body.error.code).toBe('invalid_json');
+  it('answers a broken body as invalid JSON, and an empty one as a missing body', async () => {
     expect((await post('{"name":')).body.error.code).toBe('invalid_json');
+    const empty = await post('');
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe('validation_failed');
+    expect(fieldsOf(empty.body)).toContain('name');
   });
 
   it('refuses NUL in a query parameter or a path segment, naming it', async () => {

@@ -95,9 +95,9 @@ export function assertSaneJson(value: unknown): void {
 /** Parses a JSON body and applies `assertSaneJson`; a refusal is thrown as an `ApiError`. */
 export function parseSaneJson(body: Buffer): unknown {
   const text = body.toString('utf8');
-  if (text.trim() === '') {
-    throw new ApiError('invalid_json', 'The request body is empty; a JSON object is expected');
-  }
+  // An empty body is no body (clients send the JSON content type on body-less actions such
+  // as `POST /api/channels/1/disable`); a route that expects one refuses it in its DTO pipe.
+  if (text.trim() === '') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

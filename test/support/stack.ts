@@ -17,7 +17,14 @@ import {
   SecretCipher,
   sha256Hex,
 } from '@switchyard/security';
-import { eventually, query, startApp, type AppName, type AppProcess } from '@switchyard/testing';
+import {
+  clearRedisNamespace,
+  eventually,
+  query,
+  startApp,
+  type AppName,
+  type AppProcess,
+} from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { lastValueFrom } from 'rxjs';
@@ -86,7 +93,12 @@ export function uniqueName(prefix: string): string {
 export class Stack {
   readonly databaseUrl = process.env.DATABASE_URL!;
   readonly redisUrl: string;
-  readonly prefix = process.env.REDIS_PREFIX!;
+  /**
+   * A namespace of its own inside the run's: specs share the run's Redis, and state one
+   * stack leaves there (a login throttle after thousands of fuzzed logins, say) must not
+   * reach the next. Cleared when the stack stops.
+   */
+  readonly prefix = `${process.env.REDIS_PREFIX!}-${randomBytes(4).toString('hex')}`;
   readonly secretKeys = generateSecretKeySpec('k1');
   readonly cipher = new SecretCipher([this.secretKeys]);
   mock!: AppProcess;
@@ -169,6 +181,7 @@ export class Stack {
     await Promise.all(apps.filter((app) => app !== undefined).map((app) => app.stop()));
     await this.bus?.close();
     this.redis?.disconnect();
+    await clearRedisNamespace(this.redisUrl, this.prefix);
   }
 
   /**

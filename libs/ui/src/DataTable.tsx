@@ -31,7 +31,8 @@ export function DataTable<T>(props: {
 }) {
   const { sort, onSort } = props;
   return (
-    <div class="table-scroll">
+    // Focusable, so a keyboard can scroll a table wider than a phone's screen.
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={props.caption}>
       <table aria-busy={props.loading ? 'true' : undefined}>
         <caption class="visually-hidden">{props.caption}</caption>
         <thead>

@@ -169,7 +169,7 @@ export function PricesPage() {
           </ul>
         </div>
       )}
-      <div class="table-scroll">
+      <div class="table-scroll" tabIndex={0} role="region" aria-label="Model prices">
         <table>
           <caption class="visually-hidden">Model prices</caption>
           <thead>

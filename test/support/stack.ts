@@ -19,11 +19,13 @@ import {
 } from '@switchyard/security';
 import {
   clearRedisNamespace,
+  createTestDatabase,
   eventually,
   query,
   startApp,
   type AppName,
   type AppProcess,
+  type TestDatabase,
 } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
@@ -91,7 +93,12 @@ export function uniqueName(prefix: string): string {
 }
 
 export class Stack {
-  readonly databaseUrl = process.env.DATABASE_URL!;
+  /**
+   * A database of its own, made by `start`: each stack bootstraps its first administrator
+   * and chat admin, which an earlier spec's rows in a shared database would prevent.
+   */
+  databaseUrl = process.env.DATABASE_URL!;
+  private database: TestDatabase | undefined;
   readonly redisUrl: string;
   /**
    * A namespace of its own inside the run's: specs share the run's Redis, and state one
@@ -129,6 +136,8 @@ export class Stack {
   }
 
   async start(): Promise<this> {
+    this.database = await createTestDatabase(process.env.DATABASE_URL);
+    this.databaseUrl = this.database.url;
     this.spoolDir = await mkdtemp(path.join(tmpdir(), 'sy-spool-'));
     this.bus = new NamespacedRedisClient({ url: this.redisUrl, prefix: this.prefix });
     await this.bus.connect();
@@ -182,6 +191,7 @@ export class Stack {
     await this.bus?.close();
     this.redis?.disconnect();
     await clearRedisNamespace(this.redisUrl, this.prefix);
+    await this.database?.drop();
   }
 
   /**

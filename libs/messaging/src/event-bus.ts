@@ -18,10 +18,15 @@ export const BUS_CLIENT = Symbol('BUS_CLIENT');
 /** Publishes the events and sends the requests declared in `@switchyard/contracts`, and only those. */
 @Injectable()
 export class EventBus {
+  /** Cancels each request still waiting for its reply; see `close()`. */
+  private readonly pending = new Set<() => void>();
+  private closed = false;
+
   constructor(@Inject(BUS_CLIENT) private readonly client: NamespacedRedisClient) {}
 
   /** Resolves once Redis has taken the event; rejects when Redis is unreachable. */
   async publish<E extends EventName>(event: E, payload: EventPayload<E>): Promise<void> {
+    this.refuseWhenClosed(event);
     await lastValueFrom(this.client.emit(event, payload), { defaultValue: undefined });
   }
 
@@ -30,9 +35,46 @@ export class EventBus {
     payload: MessageRequest<M>,
     timeoutMs: number,
   ): Promise<MessageReply<M>> {
-    return lastValueFrom(
-      this.client.send<MessageReply<M>>(message, payload).pipe(timeout(timeoutMs)),
-    );
+    this.refuseWhenClosed(message);
+    return new Promise<MessageReply<M>>((resolve, reject) => {
+      const cancel = () => {
+        subscription.unsubscribe();
+        reject(new Error(`${message}: not answered, the service is shutting down`));
+      };
+      this.pending.add(cancel);
+      const subscription = this.client
+        .send<MessageReply<M>>(message, payload)
+        .pipe(timeout(timeoutMs))
+        .subscribe({
+          next: (reply) => {
+            this.pending.delete(cancel);
+            resolve(reply);
+          },
+          error: (error: unknown) => {
+            this.pending.delete(cancel);
+            reject(error as Error);
+          },
+          complete: () => {
+            this.pending.delete(cancel);
+            reject(new Error(`${message}: the reply was empty`));
+          },
+        });
+    });
+  }
+
+  /**
+   * At shutdown, before the connection closes: a request still in flight would otherwise
+   * publish on a closing connection (Nest leaves that failure unhandled), and a request or
+   * event sent afterwards would open a new connection that nothing closes.
+   */
+  close(): void {
+    this.closed = true;
+    for (const cancel of this.pending) cancel();
+    this.pending.clear();
+  }
+
+  private refuseWhenClosed(name: string): void {
+    if (this.closed) throw new Error(`${name}: not sent, the service is shutting down`);
   }
 }
 

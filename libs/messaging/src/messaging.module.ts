@@ -49,9 +49,11 @@ class ConnectionCloser implements OnApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(BUS_CLIENT) private readonly client: NamespacedRedisClient,
+    private readonly bus: EventBus,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    this.bus.close();
     // quit() is refused while still connecting, and the connection would then open anyway.
     await Promise.allSettled([
       this.client.close(),

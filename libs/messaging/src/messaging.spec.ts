@@ -8,7 +8,7 @@ import {
 } from '@switchyard/contracts';
 import { currentRequestId, runWithRequestId } from '@switchyard/observability';
 import { randomBytes } from 'node:crypto';
-import { EventBus, OnEvent, OnMessage } from './event-bus.js';
+import { BUS_CLIENT, EventBus, OnEvent, OnMessage } from './event-bus.js';
 import { MessagingModule } from './messaging.module.js';
 import { NamespacedRedisServer, busConnectionOf } from './transport.js';
 
@@ -130,6 +130,21 @@ describe('messaging over Redis', () => {
       await Promise.all([neighbour.context.close(), own.context.close()]);
       await listening.close();
     }
+  });
+
+  it('ends a request still unanswered at shutdown, and sends nothing after it', async () => {
+    // Nobody answers in this namespace; the context closes while the request is connecting.
+    const lonely = await bus(namespace());
+    const unanswered = lonely.bus.request(Messages.GetRoutingSnapshot, {}, 60_000);
+    const closed = lonely.context.close();
+    await expect(unanswered).rejects.toThrow(/not answered, the service is shutting down/);
+    await closed;
+    await expect(
+      lonely.bus.publish(Events.TokenChanged, { tokenId: 1, keyHash: 'k', action: 'deleted' }),
+    ).rejects.toThrow(/not sent, the service is shutting down/);
+    // Jest's open-handle check (and a process that must exit) would hang on a leaked pair.
+    const client = lonely.context.get(BUS_CLIENT) as { pubClient: unknown; subClient: unknown };
+    expect([client.pubClient, client.subClient]).toEqual([null, null]);
   });
 
   it('keeps namespaces apart', async () => {

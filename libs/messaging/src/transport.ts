@@ -5,6 +5,7 @@ import {
   type RedisOptions,
 } from '@nestjs/microservices';
 import { type RedisEnv } from '@switchyard/config';
+import { type Redis } from 'ioredis';
 import { currentRequestId, runWithRequestId } from '@switchyard/observability';
 import { inNamespace } from './namespace.js';
 
@@ -84,5 +85,22 @@ export class NamespacedRedisClient extends ClientRedis {
 
   override normalizePattern(pattern: Parameters<ClientRedis['normalizePattern']>[0]): string {
     return inNamespace(this.connection.prefix, super.normalizePattern(pattern));
+  }
+
+  /**
+   * Nest's close() quits only the pub/sub pair that already exists, but connect() creates
+   * the pair across awaits: closed in that window, the pair opens afterwards and keeps the
+   * process alive for good. And quit() is refused while a client is still (re)connecting.
+   * So let the connection attempt settle (it does within the connect timeout, Redis up or
+   * not), then drop the clients that are not ready and quit the others.
+   */
+  override async close(): Promise<void> {
+    await this.connectionPromise?.catch(() => undefined);
+    for (const client of [this.pubClient, this.subClient]) {
+      if (client && client.status !== 'ready') client.disconnect();
+    }
+    if (this.pubClient?.status !== 'ready') this.pubClient = null as unknown as Redis;
+    if (this.subClient?.status !== 'ready') this.subClient = null as unknown as Redis;
+    await super.close();
   }
 }

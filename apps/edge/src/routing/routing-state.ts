@@ -29,6 +29,7 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly logger = new Logger('RoutingState');
   private current: RoutingTable | null = null;
   private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly version: Gauge;
 
   constructor(
@@ -64,6 +65,7 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   onApplicationShutdown(): void {
+    this.stopped = true;
     clearTimeout(this.retry);
   }
 
@@ -79,7 +81,9 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
         this.logger.warn(`no routing snapshot yet: ${(error as Error).message}`);
       }
     }
-    if (!this.current) this.retry = setTimeout(() => void this.fetch(), FETCH_RETRY_MS);
+    if (!this.current && !this.stopped) {
+      this.retry = setTimeout(() => void this.fetch(), FETCH_RETRY_MS);
+    }
   }
 }
 

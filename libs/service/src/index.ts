@@ -29,3 +29,4 @@ export {
   registerStaticSite,
   type StaticSiteOptions,
 } from './static-site.js';
+export { writeOpenApiDocument } from './openapi-document.js';

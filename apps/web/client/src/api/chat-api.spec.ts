@@ -1,31 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import {
-  imagesOf,
-  itemsOf,
-  pageOf,
-  readMessage,
-  readModel,
-  readPreferences,
-  sendMessage,
-} from './chat-api.js';
+import { imagesOf, readMessage, sendMessage } from './chat-api.js';
 import { type ApiProblem, setApiOrigin } from './http.js';
-import { type Id, type Usage } from './types.js';
+import { type Usage } from './types.js';
 
-describe('reading answers', () => {
-  it('takes lists as arrays or as {items, total}', () => {
-    const model = { id: 1, name: 'gpt-4o', purpose: 'chat', platform: 'openai' };
-    expect(itemsOf([model])).toEqual([model]);
-    expect(itemsOf({ items: [model], total: 9 })).toEqual([model]);
-    expect(itemsOf({ nothing: true })).toEqual([]);
-    expect(pageOf({ items: [model, { bad: 1 }], total: 9 }, readModel)).toEqual({
-      items: [model],
-      total: 9,
-    });
-    expect(pageOf([model], readModel).total).toBe(1);
-  });
-
+describe('reading streamed and stored replies', () => {
   it('reads the tool steps saved with a reply, dropping what is not a step', () => {
     const message = readMessage({
       role: 'assistant',
@@ -97,16 +77,6 @@ describe('reading answers', () => {
   });
 });
 
-describe('readPreferences', () => {
-  it('reads the chosen model and custom assistants, and defaults what is missing', () => {
-    expect(readPreferences({ model: 'gpt-4o', customAssistants: ['g-1', 7] })).toEqual({
-      model: 'gpt-4o',
-      customAssistants: ['g-1'],
-    });
-    expect(readPreferences({ model: null })).toEqual({ model: null, customAssistants: [] });
-  });
-});
-
 describe('sendMessage', () => {
   let server: Server;
   let answer: (res: ServerResponse, body: string) => Promise<void>;
@@ -139,9 +109,9 @@ describe('sendMessage', () => {
 
   async function send(model?: string) {
     const log: string[] = [];
-    const outcome: { messageId?: Id; usage?: Usage; problem?: ApiProblem } = {};
+    const outcome: { messageId?: number; usage?: Usage; problem?: ApiProblem } = {};
     await sendMessage(
-      7,
+      '7',
       { content: 'Draw a cat', ...(model ? { model } : {}) },
       {
         delta: (text) => log.push(`delta:${text}`),

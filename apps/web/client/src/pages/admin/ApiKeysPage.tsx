@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
-import { type ApiKeyInput, type ApiKeyRecord, type Purpose } from '../../api/types.js';
+import { type ApiKeyRecord, type Purpose } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
 import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
 import { FormActions, Switch, useLoad } from '@switchyard/ui';
@@ -150,7 +150,7 @@ function ApiKeyForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input: ApiKeyInput = { platform: 'openai', address: address.trim(), purpose, enabled };
+    const input = { platform: 'openai' as const, address: address.trim(), purpose, enabled };
     try {
       if (existing) {
         await chat.updateApiKey(existing.id, { ...input, ...(key !== '' ? { key } : {}) });

@@ -128,7 +128,7 @@ function ModelForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input = { platform: 'openai', name: name.trim(), purpose, open };
+    const input = { platform: 'openai' as const, name: name.trim(), purpose, open };
     try {
       if (existing) await chat.updateModel(existing.id, input);
       else await chat.createModel(input);

@@ -1,4 +1,5 @@
 export { DataTable, Pager, sortRows, type Column, type Sort } from './DataTable.js';
+export { LineChart } from './LineChart.js';
 export { ConfirmDialog, Dialog } from './Dialog.js';
 export { SelectField, TextField } from './Field.js';
 export { FormActions } from './FormActions.js';

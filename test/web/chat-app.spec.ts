@@ -350,6 +350,57 @@ describe('chat web app in a browser', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  it("charts the user's usage per day, with its numbers in a table, also 375 px wide", async () => {
+    const token = await page.evaluate(() => localStorage.getItem('switchyard.chat.token'));
+    const answer = await fetch(`${chat.url}/api/usage`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const totals = (await answer.json()) as {
+      requests: number;
+      promptTokens: number;
+      completionTokens: number;
+      totalTokens: number;
+    };
+    expect(totals.requests).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your usage' }).waitFor();
+
+    // Every reply so far was today: the chart's summary and today's row both hold them all.
+    const chart = page.getByRole('img', { name: /^Tokens per day over the last 30 days/ });
+    await chart.waitFor();
+    const count = (value: number) => value.toLocaleString('en-US');
+    expect(await chart.getAttribute('aria-label')).toContain(`${count(totals.totalTokens)} in all`);
+    expect(await chart.locator('canvas').count()).toBe(1);
+    const table = page.getByRole('table', { name: 'Usage per day, last 30 days' });
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    const cells = await rows.first().locator('td').allInnerTexts();
+    expect(cells).toEqual([
+      expect.stringContaining(new Date().toISOString().slice(0, 10)),
+      expect.stringContaining(count(totals.requests)),
+      expect.stringContaining(count(totals.promptTokens)),
+      expect.stringContaining(count(totals.completionTokens)),
+    ]);
+    await screenshot(page, 'usage');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.waitForTimeout(200); // the chart redraws at the new width
+    const overflowing = await page.evaluate(() =>
+      [
+        document.documentElement,
+        document.body,
+        ...document.querySelectorAll('.table-scroll, .chart'),
+      ]
+        .filter((element) => element.scrollWidth > element.clientWidth + 1)
+        .map((element) => `${element.tagName}.${element.className}`),
+    );
+    expect(overflowing).toEqual([]);
+    await screenshot(page, 'usage-375px');
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.getByRole('link', { name: 'Chat', exact: true }).click();
+  });
+
   it("remembers the user's model choice on the server: another browser preselects it", async () => {
     await page.getByLabel('Model').selectOption('dall-e-3');
     await eventually(

@@ -29,6 +29,8 @@ import {
   type Schemas,
   type ToolStep,
   type Usage,
+  type UsageDay,
+  type UsageTotals,
 } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -302,7 +304,12 @@ export async function sendMessage(
   }
 }
 
-export const usage = (): Promise<Schemas['UsageResponse']> => call(api.GET('/api/usage'));
+export const usage = (): Promise<UsageTotals> => call(api.GET('/api/usage'));
+
+/** The user's usage on each of the last `days` UTC days, oldest first. */
+export async function usageDaily(days: number): Promise<UsageDay[]> {
+  return (await call(api.GET('/api/usage/daily', { params: { query: { days } } }))).items;
+}
 
 // Administration.
 

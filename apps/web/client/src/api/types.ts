@@ -7,6 +7,7 @@ export type Schemas = components['schemas'];
 
 export type Role = Schemas['UserProfileResponse']['role'];
 export type Purpose = Schemas['ModelResponse']['purpose'];
+export type Platform = Schemas['ModelResponse']['platform'];
 export const PURPOSES: readonly Purpose[] = ['chat', 'drawing', 'music'];
 
 export type Me = Schemas['UserProfileResponse'];
@@ -73,3 +74,6 @@ export type Edition = Schemas['EditionResponse'];
 
 /** An answer shown field by field (the edition, the usage totals). */
 export type Details = Record<string, unknown>;
+
+export type UsageTotals = Schemas['UsageResponse'];
+export type UsageDay = Schemas['UsageDayResponse'];

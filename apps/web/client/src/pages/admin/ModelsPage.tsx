@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type Purpose } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { FormActions, Switch, useLoad } from '@switchyard/ui';
+import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
+import { DataTable, FormActions, Switch, useLoad, type Column } from '@switchyard/ui';
 
 export function ModelsPage() {
   const models = useLoad(chat.listAdminModels, []);
@@ -22,6 +22,51 @@ export function ModelsPage() {
       setError(failure);
     }
   };
+
+  const columns: Column<AdminModel>[] = [
+    { key: 'name', header: 'Name', render: (model) => <code>{model.name}</code> },
+    { key: 'platform', header: 'Platform', render: (model) => PLATFORM_LABELS[model.platform] },
+    { key: 'purpose', header: 'Purpose', render: (model) => PURPOSE_LABELS[model.purpose] },
+    {
+      key: 'open',
+      header: 'Open to all',
+      render: (model) => (
+        <Switch
+          checked={model.open}
+          label={`Open ${model.name} to all users`}
+          text={model.open ? 'Open' : 'Closed'}
+          onChange={(open) =>
+            void act(
+              () => chat.updateModel(model.id, { open }),
+              `${model.name} is now ${open ? 'open to all users' : 'limited to permitted users'}.`,
+            )
+          }
+        />
+      ),
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      render: (model) => (
+        <div class="row-actions">
+          <button type="button" class="link-button" onClick={() => setEditing(model)}>
+            Edit<span class="visually-hidden"> {model.name}</span>
+          </button>
+          <button
+            type="button"
+            class="link-button danger"
+            onClick={() =>
+              confirm(`Delete the model ${model.name}?`) &&
+              void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
+            }
+          >
+            Delete<span class="visually-hidden"> {model.name}</span>
+          </button>
+        </div>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="models-title">
@@ -48,66 +93,14 @@ export function ModelsPage() {
           }}
         />
       )}
-      <div class="table-scroll">
-        <table aria-busy={models.loading}>
-          <caption class="visually-hidden">Models ({models.data?.total ?? 0})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Purpose</th>
-              <th scope="col">Open to all</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {models.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={5}>No models yet.</td>
-              </tr>
-            )}
-            {models.data?.items.map((model) => (
-              <tr key={String(model.id)}>
-                <td>
-                  <code>{model.name}</code>
-                </td>
-                <td>{model.platform === 'openai' ? 'OpenAI-compatible' : model.platform}</td>
-                <td>{PURPOSE_LABELS[model.purpose]}</td>
-                <td>
-                  <Switch
-                    checked={model.open}
-                    label={`Open ${model.name} to all users`}
-                    text={model.open ? 'Open' : 'Closed'}
-                    onChange={(open) =>
-                      void act(
-                        () => chat.updateModel(model.id, { open }),
-                        `${model.name} is now ${open ? 'open to all users' : 'limited to permitted users'}.`,
-                      )
-                    }
-                  />
-                </td>
-                <td class="row-actions">
-                  <button type="button" class="link-button" onClick={() => setEditing(model)}>
-                    Edit<span class="visually-hidden"> {model.name}</span>
-                  </button>
-                  <button
-                    type="button"
-                    class="link-button danger"
-                    onClick={() =>
-                      confirm(`Delete the model ${model.name}?`) &&
-                      void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
-                    }
-                  >
-                    Delete<span class="visually-hidden"> {model.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`Models (${models.data?.total ?? 0})`}
+        columns={columns}
+        rows={models.data?.items}
+        rowKey={(model) => model.id}
+        loading={models.loading}
+        empty="No models yet."
+      />
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
 import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { FormActions, Switch, useLoad } from '@switchyard/ui';
+import { DataTable, FormActions, Pager, Switch, useLoad, type Column } from '@switchyard/ui';
 
 const PAGE_SIZE = 20;
 
@@ -15,7 +15,6 @@ export function UsersPage() {
   const [editing, setEditing] = useState<ChatUser | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
-  const pages = Math.max(1, Math.ceil((users.data?.total ?? 0) / PAGE_SIZE));
 
   const setDisabled = async (user: ChatUser, disabled: boolean) => {
     setError(null);
@@ -28,6 +27,42 @@ export function UsersPage() {
       setError(failure);
     }
   };
+
+  const columns: Column<ChatUser>[] = [
+    { key: 'username', header: 'Username', render: (user) => user.username },
+    { key: 'email', header: 'Email', render: (user) => user.email ?? '—' },
+    { key: 'role', header: 'Role', render: (user) => user.role },
+    {
+      key: 'permissions',
+      header: 'Model permissions',
+      render: (user) =>
+        user.modelPermissions.length === 0 ? 'none' : user.modelPermissions.join(', '),
+    },
+    {
+      key: 'disabled',
+      header: 'Disabled',
+      render: (user) => (
+        <Switch
+          checked={user.disabled}
+          label={`Disable ${user.username}`}
+          text={user.disabled ? 'Disabled' : 'Active'}
+          onChange={(disabled) => void setDisabled(user, disabled)}
+        />
+      ),
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      render: (user) => (
+        <div class="row-actions">
+          <button type="button" class="link-button" onClick={() => setEditing(user)}>
+            Permissions<span class="visually-hidden"> of {user.username}</span>
+          </button>
+        </div>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="users-title">
@@ -65,74 +100,21 @@ export function UsersPage() {
           }}
         />
       )}
-      <div class="table-scroll">
-        <table aria-busy={users.loading}>
-          <caption class="visually-hidden">Users ({users.data?.total ?? 0})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Model permissions</th>
-              <th scope="col">Disabled</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={6}>No users match.</td>
-              </tr>
-            )}
-            {users.data?.items.map((user) => (
-              <tr key={String(user.id)}>
-                <td>{user.username}</td>
-                <td>{user.email ?? '—'}</td>
-                <td>{user.role}</td>
-                <td>
-                  {user.modelPermissions.length === 0 ? 'none' : user.modelPermissions.join(', ')}
-                </td>
-                <td>
-                  <Switch
-                    checked={user.disabled}
-                    label={`Disable ${user.username}`}
-                    text={user.disabled ? 'Disabled' : 'Active'}
-                    onChange={(disabled) => void setDisabled(user, disabled)}
-                  />
-                </td>
-                <td class="row-actions">
-                  <button type="button" class="link-button" onClick={() => setEditing(user)}>
-                    Permissions<span class="visually-hidden"> of {user.username}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav class="pager" aria-label="Pages of users">
-        <button
-          type="button"
-          class="secondary"
-          disabled={page <= 1}
-          onClick={() => setPage(page - 1)}
-        >
-          Previous
-        </button>
-        <span aria-live="polite">
-          Page {page} of {pages} ({users.data?.total ?? 0} users)
-        </span>
-        <button
-          type="button"
-          class="secondary"
-          disabled={page >= pages}
-          onClick={() => setPage(page + 1)}
-        >
-          Next
-        </button>
-      </nav>
+      <DataTable
+        caption={`Users (${users.data?.total ?? 0})`}
+        columns={columns}
+        rows={users.data?.items}
+        rowKey={(user) => user.id}
+        loading={users.loading}
+        empty="No users match."
+      />
+      <Pager
+        label="users"
+        page={page}
+        pageSize={PAGE_SIZE}
+        total={users.data?.total ?? 0}
+        onPage={setPage}
+      />
     </section>
   );
 }

@@ -12,4 +12,5 @@ export { Switch } from './Switch.js';
 export { TopBar } from './TopBar.js';
 export { applyStoredTheme, ThemeSelect } from './theme.js';
 export { ToastProvider, useToast } from './toasts.js';
+export { useAction } from './useAction.js';
 export { useLoad, type Loaded } from './useLoad.js';

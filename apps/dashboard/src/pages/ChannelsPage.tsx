@@ -6,6 +6,7 @@ import {
   ProblemNotice,
   SelectField,
   TextField,
+  useAction,
   useLoad,
   useToast,
 } from '@switchyard/ui';
@@ -55,18 +56,7 @@ export function ChannelsPage() {
   const [importing, setImporting] = useState(false);
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const [tests, setTests] = useState<Record<number, Schemas['ChannelTestResult'] | 'running'>>({});
-  const [error, setError] = useState<unknown>(null);
-
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      notify(done);
-      await channels.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { act, error, setError } = useAction(channels.reload);
 
   const test = async (channel: Channel) => {
     setTests((shown) => ({ ...shown, [channel.id]: 'running' }));

@@ -6,6 +6,7 @@ import {
   SelectField,
   Switch,
   TextField,
+  useAction,
   useLoad,
   useToast,
 } from '@switchyard/ui';
@@ -55,18 +56,7 @@ export function TokensPage() {
   const [editing, setEditing] = useState<Token | 'new' | null>(null);
   const [created, setCreated] = useState<Created | null>(null);
   const [deleting, setDeleting] = useState<Token | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      notify(done);
-      await tokens.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { act, error } = useAction(tokens.reload);
 
   return (
     <section aria-labelledby="tokens-title">

@@ -6,7 +6,14 @@ import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
-import { navigate, TopBar, usePath, useSession, type SessionClient } from '@switchyard/ui';
+import {
+  navigate,
+  ToastProvider,
+  TopBar,
+  usePath,
+  useSession,
+  type SessionClient,
+} from '@switchyard/ui';
 
 const sessionClient: SessionClient<Me> = {
   hasToken: () => session.token() !== null,
@@ -17,6 +24,14 @@ const sessionClient: SessionClient<Me> = {
 };
 
 export function App() {
+  return (
+    <ToastProvider>
+      <ChatApp />
+    </ToastProvider>
+  );
+}
+
+function ChatApp() {
   const path = usePath();
   const { state, error, check: loadMe, signOut: endSession } = useSession(sessionClient);
 

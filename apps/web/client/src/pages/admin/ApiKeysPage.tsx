@@ -1,27 +1,23 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type ApiKeyRecord, type Purpose } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { DataTable, FormActions, Switch, useLoad, type Column } from '@switchyard/ui';
+import {
+  DataTable,
+  FormActions,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 export function ApiKeysPage() {
   const keys = useLoad(chat.listApiKeys, []);
   const [editing, setEditing] = useState<ApiKeyRecord | 'new' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
-
-  const act = async (work: () => Promise<void>, message: string) => {
-    setError(null);
-    setDone(null);
-    try {
-      await work();
-      setDone(message);
-      await keys.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const notify = useToast();
+  const { act, error } = useAction(keys.reload);
 
   const columns: Column<ApiKeyRecord>[] = [
     { key: 'platform', header: 'Platform', render: (record) => PLATFORM_LABELS[record.platform] },
@@ -102,14 +98,13 @@ export function ApiKeysPage() {
         recovered.
       </p>
       <ErrorNotice error={error ?? keys.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <ApiKeyForm
           record={editing === 'new' ? null : editing}
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            setDone(message);
+            notify(message);
             await keys.reload();
           }}
         />

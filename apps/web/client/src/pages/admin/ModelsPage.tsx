@@ -1,27 +1,23 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type Purpose } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { DataTable, FormActions, Switch, useLoad, type Column } from '@switchyard/ui';
+import {
+  DataTable,
+  FormActions,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 export function ModelsPage() {
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<AdminModel | 'new' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
-
-  const act = async (work: () => Promise<void>, message: string) => {
-    setError(null);
-    setDone(null);
-    try {
-      await work();
-      setDone(message);
-      await models.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const notify = useToast();
+  const { act, error } = useAction(models.reload);
 
   const columns: Column<AdminModel>[] = [
     { key: 'name', header: 'Name', render: (model) => <code>{model.name}</code> },
@@ -81,14 +77,13 @@ export function ModelsPage() {
         (Users → permissions).
       </p>
       <ErrorNotice error={error ?? models.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <ModelForm
           model={editing === 'new' ? null : editing}
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            setDone(message);
+            notify(message);
             await models.reload();
           }}
         />

@@ -1,8 +1,17 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { DataTable, FormActions, Pager, Switch, useLoad, type Column } from '@switchyard/ui';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import {
+  DataTable,
+  FormActions,
+  Pager,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 const PAGE_SIZE = 20;
 
@@ -13,20 +22,14 @@ export function UsersPage() {
   const users = useLoad(() => chat.listUsers(query, page, PAGE_SIZE), [query, page]);
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<ChatUser | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const notify = useToast();
+  const { act, error } = useAction(users.reload);
 
-  const setDisabled = async (user: ChatUser, disabled: boolean) => {
-    setError(null);
-    setDone(null);
-    try {
-      await chat.updateUser(user.id, { modelPermissions: user.modelPermissions, disabled });
-      setDone(`${user.username} ${disabled ? 'disabled' : 'enabled'}.`);
-      await users.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const setDisabled = (user: ChatUser, disabled: boolean) =>
+    act(
+      () => chat.updateUser(user.id, { modelPermissions: user.modelPermissions, disabled }),
+      `${user.username} ${disabled ? 'disabled' : 'enabled'}.`,
+    );
 
   const columns: Column<ChatUser>[] = [
     { key: 'username', header: 'Username', render: (user) => user.username },
@@ -87,14 +90,13 @@ export function UsersPage() {
         <button type="submit">Search</button>
       </form>
       <ErrorNotice error={error ?? users.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <PermissionsForm
           user={editing}
           models={models.data?.items ?? []}
           onCancel={() => setEditing(null)}
           onSaved={async () => {
-            setDone(`Model permissions of ${editing.username} saved.`);
+            notify(`Model permissions of ${editing.username} saved.`);
             setEditing(null);
             await users.reload();
           }}

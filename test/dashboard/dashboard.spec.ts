@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { eventually, query, repositoryRoot } from '@switchyard/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { overflowingElements } from '../support/layout.js';
 import { Stack, freshAccount, uniqueName } from '../support/stack.js';
 
 // The gateway dashboard in a real browser (Debian's Chromium) against the real edge,
@@ -394,13 +395,7 @@ describe('gateway dashboard in a browser', () => {
         await checkPage(page, `16-375px-${name}`);
         // Neither the page nor any table in it is wider than the screen: nothing is out of
         // reach, and no column (a cost, an action) hides behind a scroll.
-        const overflowing = await page.evaluate<string[]>(`[
-          document.documentElement,
-          document.body,
-          ...document.querySelectorAll('.table-scroll, table, main'),
-        ]
-          .filter((element) => element.scrollWidth > element.clientWidth + 1)
-          .map((element) => element.tagName + '.' + element.className)`);
+        const overflowing = await overflowingElements(page);
         expect({ page: link, overflowing }).toEqual({ page: link, overflowing: [] });
       }
       await page.getByLabel('Theme').selectOption('dark');

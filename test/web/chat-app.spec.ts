@@ -5,6 +5,7 @@ import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { overflowingElements } from '../support/layout.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server,
 // chat backend and a mock provider: what an end user does and sees (seed §5.5, §7).
@@ -386,15 +387,7 @@ describe('chat web app in a browser', () => {
 
     await page.setViewportSize({ width: 375, height: 800 });
     await page.waitForTimeout(200); // the chart redraws at the new width
-    const overflowing = await page.evaluate(() =>
-      [
-        document.documentElement,
-        document.body,
-        ...document.querySelectorAll('.table-scroll, .chart'),
-      ]
-        .filter((element) => element.scrollWidth > element.clientWidth + 1)
-        .map((element) => `${element.tagName}.${element.className}`),
-    );
+    const overflowing = await overflowingElements(page);
     expect(overflowing).toEqual([]);
     await screenshot(page, 'usage-375px');
     await page.setViewportSize({ width: 1280, height: 720 });
@@ -430,6 +423,59 @@ describe('chat web app in a browser', () => {
     );
     await elsewhere.close();
     await page.getByLabel('Model').selectOption('gpt-4o-mini');
+  });
+
+  it('lets an administrator manage API keys, models, users and the edition, also 375 px wide', async () => {
+    const context = await browser.newContext();
+    const adminPage = await context.newPage();
+    try {
+      await adminPage.goto(`${web.url}/login`);
+      await adminPage.getByLabel('Username').fill(admin.username);
+      await adminPage.getByLabel('Password').fill(admin.password);
+      await adminPage.getByRole('button', { name: 'Sign in' }).click();
+      await adminPage.getByRole('link', { name: 'Admin', exact: true }).click();
+      await adminPage.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await adminPage
+        .getByRole('table', { name: /^API keys/ })
+        .getByRole('cell', { name: mock.url, exact: true })
+        .waitFor();
+
+      // A switch in a row changes the model at once: a toast says so, the list reloads.
+      await adminPage.getByRole('link', { name: 'Models', exact: true }).click();
+      await adminPage.getByLabel('Open closed-model to all users').check();
+      await adminPage
+        .locator('.toasts')
+        .getByText('closed-model is now open to all users.')
+        .waitFor();
+      await adminPage.getByLabel('Open closed-model to all users').uncheck();
+      await adminPage
+        .locator('.toasts')
+        .getByText('closed-model is now limited to permitted users.')
+        .waitFor();
+      expect(await adminPage.getByLabel('Open closed-model to all users').isChecked()).toBe(false);
+
+      await adminPage.setViewportSize({ width: 375, height: 800 });
+      for (const [link, heading] of [
+        ['API keys', 'API keys'],
+        ['Models', 'Models'],
+        ['Users', 'Users'],
+        ['Edition', 'Edition and license'],
+      ] as const) {
+        await adminPage.getByRole('link', { name: link, exact: true }).click();
+        await adminPage.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await adminPage.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
+        const overflowing = await overflowingElements(adminPage);
+        expect({ link, overflowing }).toEqual({ link, overflowing: [] });
+        expect(await accessibilityViolations(adminPage)).toEqual([]);
+        await screenshot(adminPage, `admin-${link.toLowerCase().replace(' ', '-')}-375px`);
+      }
+      await adminPage
+        .getByRole('table', { name: /^Users/ })
+        .getByRole('cell', { name: user.username, exact: true })
+        .waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {

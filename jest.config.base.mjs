@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 
 // Shared Jest settings: native ESM (NestJS 12 ships only ESM), TypeScript through SWC.
 // Each package's jest.config.mjs spreads this and adds what it needs.
@@ -25,5 +25,5 @@ export const baseConfig = {
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   testTimeout: 30_000,
   // A run that leaves something open fails instead of hanging (jest.exit-guard.mjs).
-  reporters: ['default', fileURLToPath(new URL('./jest.exit-guard.mjs', import.meta.url))],
+  reporters: ['default', path.join(import.meta.dirname, 'jest.exit-guard.mjs')],
 };

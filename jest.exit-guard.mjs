@@ -3,6 +3,8 @@
 // timer behind, and CI learns of it only from its own time limit. A leak is usually a
 // real shutdown defect of the service under test (docs/architecture.md, "Code layout and conventions", shutdown).
 
+import { setTimeout } from 'node:timers';
+
 const GRACE_MS = 15_000;
 
 export default class ExitGuard {

@@ -123,7 +123,10 @@ export function sortRows<T>(
 
 /** Previous / next through a paged list; the count is announced when it changes. */
 export function Pager(props: {
+  /** What is counted, in the plural ("users"). */
   label: string;
+  /** The same for one, when it is not the plural ("user"). */
+  one?: string;
   page: number;
   pageSize: number;
   total: number;
@@ -141,7 +144,8 @@ export function Pager(props: {
         Previous
       </button>
       <span aria-live="polite">
-        Page {props.page} of {pages} ({props.total} {props.label})
+        Page {props.page} of {pages} ({props.total}{' '}
+        {props.total === 1 && props.one ? props.one : props.label})
       </span>
       <button
         type="button"

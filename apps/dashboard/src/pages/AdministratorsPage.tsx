@@ -142,6 +142,7 @@ export function AdministratorsPage() {
       />
       <Pager
         label="administrators"
+        one="administrator"
         page={page}
         pageSize={PAGE_SIZE}
         total={admins.data?.total ?? 0}

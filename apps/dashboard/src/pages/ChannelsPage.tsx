@@ -287,6 +287,7 @@ export function ChannelsPage() {
       />
       <Pager
         label="channels"
+        one="channel"
         page={page}
         pageSize={PAGE_SIZE}
         total={channels.data?.total ?? 0}

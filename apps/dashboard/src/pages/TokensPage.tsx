@@ -182,6 +182,7 @@ export function TokensPage() {
       />
       <Pager
         label="tokens"
+        one="token"
         page={page}
         pageSize={PAGE_SIZE}
         total={tokens.data?.total ?? 0}

@@ -112,6 +112,7 @@ export function UsersPage() {
       />
       <Pager
         label="users"
+        one="user"
         page={page}
         pageSize={PAGE_SIZE}
         total={users.data?.total ?? 0}

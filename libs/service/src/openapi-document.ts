@@ -17,10 +17,7 @@ export async function writeOpenApiDocument<E extends BaseEnv>(
   environment: Record<string, string> = {},
 ): Promise<void> {
   const [output] = process.argv.slice(2);
-  if (!output) {
-    console.error('usage: node dist/openapi-cli.js <output.json>');
-    process.exit(2);
-  }
+  if (!output) throw new Error('usage: node dist/openapi-cli.js <output.json>');
   const env = loadEnvironment(definition.environment, {
     DATABASE_URL: 'postgresql://openapi@127.0.0.1:1/openapi',
     REDIS_URL: 'redis://127.0.0.1:1',

@@ -7,6 +7,7 @@ export { EmptyState, Loading, ProblemNotice } from './Notice.js';
 export { asProblem, fieldErrors, type FieldProblem, type Problem } from './problem.js';
 export { Link, navigate, usePath } from './router.js';
 export { SectionLayout, type Section } from './SectionLayout.js';
+export { RowButton } from './RowButton.js';
 export { useSession, type SessionClient, type SessionState } from './session.js';
 export { Switch } from './Switch.js';
 export { TopBar } from './TopBar.js';

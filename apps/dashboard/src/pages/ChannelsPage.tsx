@@ -4,6 +4,7 @@ import {
   Dialog,
   Pager,
   ProblemNotice,
+  RowButton,
   SelectField,
   TextField,
   useAction,
@@ -227,16 +228,20 @@ export function ChannelsPage() {
                   hiddenHeader: true,
                   render: (channel: Channel) => (
                     <div class="row-actions">
-                      <button type="button" class="link-button" onClick={() => void test(channel)}>
-                        Test<span class="visually-hidden"> {channel.name}</span>
-                      </button>
-                      <button type="button" class="link-button" onClick={() => setEditing(channel)}>
-                        Edit<span class="visually-hidden"> {channel.name}</span>
-                      </button>
+                      <RowButton
+                        action="Test"
+                        row={channel.name}
+                        onClick={() => void test(channel)}
+                      />
+                      <RowButton
+                        action="Edit"
+                        row={channel.name}
+                        onClick={() => setEditing(channel)}
+                      />
                       {channel.status === 'enabled' ? (
-                        <button
-                          type="button"
-                          class="link-button"
+                        <RowButton
+                          action="Disable"
+                          row={channel.name}
                           onClick={() =>
                             void act(
                               () =>
@@ -249,13 +254,11 @@ export function ChannelsPage() {
                               `${channel.name} disabled.`,
                             )
                           }
-                        >
-                          Disable<span class="visually-hidden"> {channel.name}</span>
-                        </button>
+                        />
                       ) : (
-                        <button
-                          type="button"
-                          class="link-button"
+                        <RowButton
+                          action="Enable"
+                          row={channel.name}
                           onClick={() =>
                             void act(
                               () =>
@@ -267,17 +270,14 @@ export function ChannelsPage() {
                               `${channel.name} enabled.`,
                             )
                           }
-                        >
-                          Enable<span class="visually-hidden"> {channel.name}</span>
-                        </button>
+                        />
                       )}
-                      <button
-                        type="button"
-                        class="link-button danger"
+                      <RowButton
+                        action="Delete"
+                        row={channel.name}
                         onClick={() => setDeleting(channel)}
-                      >
-                        Delete<span class="visually-hidden"> {channel.name}</span>
-                      </button>
+                        danger
+                      />
                     </div>
                   ),
                 },

@@ -1,6 +1,7 @@
 import {
   DataTable,
   ProblemNotice,
+  RowButton,
   SelectField,
   useLoad,
   useToast,
@@ -125,6 +126,27 @@ export function PricesPage() {
   const update = (index: number, change: Partial<Row>) =>
     setRows(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
 
+  const priceColumn = (
+    field: 'input' | 'output',
+    name: string,
+  ): Column<{ row: Row; index: number }> => ({
+    key: field,
+    header: `${name} ($ / 1M tokens)`,
+    render: ({ row, index }) =>
+      canEdit ? (
+        <input
+          type="number"
+          min={0}
+          step="any"
+          aria-label={`${name} price of ${row.model || 'new model'}`}
+          value={row[field]}
+          onInput={(e) => update(index, { [field]: e.currentTarget.value })}
+        />
+      ) : (
+        row[field]
+      ),
+  });
+
   const columns: Column<{ row: Row; index: number }>[] = [
     {
       key: 'model',
@@ -140,40 +162,8 @@ export function PricesPage() {
           <code>{row.model}</code>
         ),
     },
-    {
-      key: 'input',
-      header: 'Input ($ / 1M tokens)',
-      render: ({ row, index }) =>
-        canEdit ? (
-          <input
-            type="number"
-            min={0}
-            step="any"
-            aria-label={`Input price of ${row.model || 'new model'}`}
-            value={row.input}
-            onInput={(e) => update(index, { input: e.currentTarget.value })}
-          />
-        ) : (
-          row.input
-        ),
-    },
-    {
-      key: 'output',
-      header: 'Output ($ / 1M tokens)',
-      render: ({ row, index }) =>
-        canEdit ? (
-          <input
-            type="number"
-            min={0}
-            step="any"
-            aria-label={`Output price of ${row.model || 'new model'}`}
-            value={row.output}
-            onInput={(e) => update(index, { output: e.currentTarget.value })}
-          />
-        ) : (
-          row.output
-        ),
-    },
+    priceColumn('input', 'Input'),
+    priceColumn('output', 'Output'),
     ...(canEdit
       ? [
           {
@@ -181,15 +171,14 @@ export function PricesPage() {
             header: 'Actions',
             hiddenHeader: true,
             render: ({ row, index }: { row: Row; index: number }) => (
-              <button
-                type="button"
-                class="link-button danger"
+              <RowButton
+                action="Remove"
+                row={row.model || 'new model'}
                 onClick={() =>
                   row.saved ? void remove(row.model) : setRows(rows.filter((_, i) => i !== index))
                 }
-              >
-                Remove<span class="visually-hidden"> {row.model || 'new model'}</span>
-              </button>
+                danger
+              />
             ),
           },
         ]

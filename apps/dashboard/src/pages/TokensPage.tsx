@@ -3,6 +3,7 @@ import {
   DataTable,
   Pager,
   ProblemNotice,
+  RowButton,
   SelectField,
   Switch,
   TextField,
@@ -163,16 +164,13 @@ export function TokensPage() {
                           )
                         }
                       />
-                      <button type="button" class="link-button" onClick={() => setEditing(token)}>
-                        Edit<span class="visually-hidden"> {token.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        class="link-button danger"
+                      <RowButton action="Edit" row={token.name} onClick={() => setEditing(token)} />
+                      <RowButton
+                        action="Delete"
+                        row={token.name}
                         onClick={() => setDeleting(token)}
-                      >
-                        Delete<span class="visually-hidden"> {token.name}</span>
-                      </button>
+                        danger
+                      />
                     </div>
                   ),
                 },

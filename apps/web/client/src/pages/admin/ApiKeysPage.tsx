@@ -6,6 +6,7 @@ import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/
 import {
   DataTable,
   FormActions,
+  RowButton,
   Switch,
   useAction,
   useLoad,
@@ -66,19 +67,16 @@ export function ApiKeysPage() {
       hiddenHeader: true,
       render: (record) => (
         <div class="row-actions">
-          <button type="button" class="link-button" onClick={() => setEditing(record)}>
-            Edit<span class="visually-hidden"> {record.address}</span>
-          </button>
-          <button
-            type="button"
-            class="link-button danger"
+          <RowButton action="Edit" row={record.address} onClick={() => setEditing(record)} />
+          <RowButton
+            action="Delete"
+            row={record.address}
             onClick={() =>
               confirm(`Delete the API key for ${record.address}?`) &&
               void act(() => chat.deleteApiKey(record.id), `${record.address} deleted.`)
             }
-          >
-            Delete<span class="visually-hidden"> {record.address}</span>
-          </button>
+            danger
+          />
         </div>
       ),
     },

@@ -6,6 +6,7 @@ import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/
 import {
   DataTable,
   FormActions,
+  RowButton,
   Switch,
   useAction,
   useLoad,
@@ -46,19 +47,16 @@ export function ModelsPage() {
       hiddenHeader: true,
       render: (model) => (
         <div class="row-actions">
-          <button type="button" class="link-button" onClick={() => setEditing(model)}>
-            Edit<span class="visually-hidden"> {model.name}</span>
-          </button>
-          <button
-            type="button"
-            class="link-button danger"
+          <RowButton action="Edit" row={model.name} onClick={() => setEditing(model)} />
+          <RowButton
+            action="Delete"
+            row={model.name}
             onClick={() =>
               confirm(`Delete the model ${model.name}?`) &&
               void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
             }
-          >
-            Delete<span class="visually-hidden"> {model.name}</span>
-          </button>
+            danger
+          />
         </div>
       ),
     },

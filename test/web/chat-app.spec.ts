@@ -480,7 +480,6 @@ describe('chat web app in a browser', () => {
   it('lets an administrator manage API keys, models and users, page by page, and nobody else', async () => {
     const context = await browser.newContext();
     const adminPage = await context.newPage();
-    adminPage.on('dialog', (dialog) => void dialog.accept());
     await adminPage.goto(`${web.url}/login`);
     await adminPage.getByLabel('Username').fill(admin.username);
     await adminPage.getByLabel('Password').fill(admin.password);
@@ -515,6 +514,13 @@ describe('chat web app in a browser', () => {
     await added.getByRole('switch').click();
     await adminPage.getByText('disabled.').waitFor();
     await added.getByRole('button', { name: /Delete/ }).click();
+    // Deleting asks first, in the same dialog as the gateway dashboard's.
+    const confirmation = adminPage.getByRole('dialog', {
+      name: /^Delete the API key for https:\/\/relay\.example\.com/,
+    });
+    await confirmation.waitFor();
+    problems.push(...(await accessibilityViolations(adminPage)));
+    await confirmation.getByRole('button', { name: 'Delete API key' }).click();
     await adminPage.getByText('deleted.').waitFor();
     await added.waitFor({ state: 'detached' });
 

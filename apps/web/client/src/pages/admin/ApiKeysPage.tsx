@@ -4,6 +4,7 @@ import { type ApiKeyRecord, type Purpose } from '../../api/types.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
 import {
+  ConfirmDialog,
   DataTable,
   FormActions,
   RowButton,
@@ -18,6 +19,7 @@ export function ApiKeysPage() {
   const keys = useLoad(chat.listApiKeys, []);
   const [editing, setEditing] = useState<ApiKeyRecord | 'new' | null>(null);
   const notify = useToast();
+  const [deleting, setDeleting] = useState<ApiKeyRecord | null>(null);
   const { act, error } = useAction(keys.reload);
 
   const columns: Column<ApiKeyRecord>[] = [
@@ -71,10 +73,7 @@ export function ApiKeysPage() {
           <RowButton
             action="Delete"
             row={record.address}
-            onClick={() =>
-              confirm(`Delete the API key for ${record.address}?`) &&
-              void act(() => chat.deleteApiKey(record.id), `${record.address} deleted.`)
-            }
+            onClick={() => setDeleting(record)}
             danger
           />
         </div>
@@ -115,6 +114,19 @@ export function ApiKeysPage() {
         loading={keys.loading}
         empty="No API keys yet: chat needs at least one."
       />
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete the API key for ${deleting.address}?`}
+          message="Replies stop using this key at once."
+          confirm="Delete API key"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const target = deleting;
+            setDeleting(null);
+            void act(() => chat.deleteApiKey(target.id), `${target.address} deleted.`);
+          }}
+        />
+      )}
     </section>
   );
 }

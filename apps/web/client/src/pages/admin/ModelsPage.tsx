@@ -4,6 +4,7 @@ import { type AdminModel, type Purpose } from '../../api/types.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
 import {
+  ConfirmDialog,
   DataTable,
   FormActions,
   RowButton,
@@ -18,6 +19,7 @@ export function ModelsPage() {
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<AdminModel | 'new' | null>(null);
   const notify = useToast();
+  const [deleting, setDeleting] = useState<AdminModel | null>(null);
   const { act, error } = useAction(models.reload);
 
   const columns: Column<AdminModel>[] = [
@@ -48,15 +50,7 @@ export function ModelsPage() {
       render: (model) => (
         <div class="row-actions">
           <RowButton action="Edit" row={model.name} onClick={() => setEditing(model)} />
-          <RowButton
-            action="Delete"
-            row={model.name}
-            onClick={() =>
-              confirm(`Delete the model ${model.name}?`) &&
-              void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
-            }
-            danger
-          />
+          <RowButton action="Delete" row={model.name} onClick={() => setDeleting(model)} danger />
         </div>
       ),
     },
@@ -94,6 +88,19 @@ export function ModelsPage() {
         loading={models.loading}
         empty="No models yet."
       />
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete the model ${deleting.name}?`}
+          message="Users can no longer choose it; their conversations keep its name."
+          confirm="Delete model"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const target = deleting;
+            setDeleting(null);
+            void act(() => chat.deleteModel(target.id), `${target.name} deleted.`);
+          }}
+        />
+      )}
     </section>
   );
 }

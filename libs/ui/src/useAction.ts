@@ -2,9 +2,10 @@ import { useState } from 'preact/hooks';
 import { useToast } from './toasts.js';
 
 /**
- * Runs a change a person asked for on a page (enable, delete, …): on success the page says
- * so in a toast and reloads what it shows; a failure is kept in `error` for the page to
- * show, and cleared when the next change starts.
+ * Runs a change a person asked for on a page (enable, delete, …): on success the page
+ * reloads what it shows, then says so in a toast (so what the toast says is on the page
+ * when it appears); a failure is kept in `error` for the page to show, and cleared when the
+ * next change starts.
  */
 export function useAction(reload: () => Promise<unknown>) {
   const notify = useToast();
@@ -13,8 +14,8 @@ export function useAction(reload: () => Promise<unknown>) {
     setError(null);
     try {
       await work();
-      notify(done);
       await reload();
+      notify(done);
     } catch (failure) {
       setError(failure);
     }

@@ -101,8 +101,8 @@ export function ApiKeysPage() {
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            notify(message);
             await keys.reload();
+            notify(message);
           }}
         />
       )}

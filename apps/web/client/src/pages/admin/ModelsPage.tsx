@@ -75,8 +75,8 @@ export function ModelsPage() {
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            notify(message);
             await models.reload();
+            notify(message);
           }}
         />
       )}

@@ -96,9 +96,9 @@ export function UsersPage() {
           models={models.data?.items ?? []}
           onCancel={() => setEditing(null)}
           onSaved={async () => {
-            notify(`Model permissions of ${editing.username} saved.`);
             setEditing(null);
             await users.reload();
+            notify(`Model permissions of ${editing.username} saved.`);
           }}
         />
       )}

@@ -1,4 +1,4 @@
-import { INT4_MAX } from '@switchyard/service';
+import { INT4_MAX, PageOf } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -16,7 +16,7 @@ import {
   Min,
   isISO8601,
 } from 'class-validator';
-import { PageOf, PageQuery } from '../common/pagination.js';
+import { PageQuery } from '../common/pagination.js';
 import {
   GROUP_PATTERN,
   IsIpOrCidr,

@@ -6,7 +6,7 @@ import { generateGatewayToken, lastFour, sha256Hex } from '@switchyard/security'
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { ChangeEvents } from '../events/change-events.js';
 import {
   BUNDLE_PURPOSES,

@@ -197,7 +197,8 @@ describe('chat web app in a browser', () => {
         const stored = await fetch(`${chat.url}/api/conversations/${conversation}/messages`, {
           headers: { authorization: `Bearer ${token}` },
         });
-        return (await stored.text()).includes('Echo: hello from the browser') ? true : undefined;
+        const { items } = (await stored.json()) as { items: { content: string }[] };
+        return items.some((m) => m.content === 'Echo: hello from the browser') ? true : undefined;
       },
       10_000,
       'the reply stored',

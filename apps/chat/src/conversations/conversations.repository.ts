@@ -8,9 +8,15 @@ import {
   type Message,
 } from '@switchyard/db';
 
-export interface ConversationPage {
-  rows: Conversation[];
+export interface Rows<T> {
+  rows: T[];
   total: number;
+}
+
+/** Which rows of a list to read. */
+export interface RowWindow {
+  skip: number;
+  take: number;
 }
 
 export interface AssistantReply {
@@ -32,13 +38,12 @@ export class ConversationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The user's conversations, most recently active first. */
-  async listConversations(userId: number, skip: number, take: number): Promise<ConversationPage> {
+  async listConversations(userId: number, window: RowWindow): Promise<Rows<Conversation>> {
     const [rows, total] = await this.prisma.$transaction([
       this.prisma.conversation.findMany({
         where: { userId },
         orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
-        skip,
-        take,
+        ...window,
       }),
       this.prisma.conversation.count({ where: { userId } }),
     ]);
@@ -77,11 +82,17 @@ export class ConversationsRepository {
     return count > 0;
   }
 
-  listMessages(conversationId: string): Promise<Message[]> {
-    return this.prisma.message.findMany({
-      where: { conversationId },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+  /** The conversation's messages, oldest first. */
+  async listMessages(conversationId: string, window: RowWindow): Promise<Rows<Message>> {
+    const [rows, total] = await this.prisma.$transaction([
+      this.prisma.message.findMany({
+        where: { conversationId },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...window,
+      }),
+      this.prisma.message.count({ where: { conversationId } }),
+    ]);
+    return { rows, total };
   }
 
   /** Deletes the message and every message after it (regenerate, edit and resend);

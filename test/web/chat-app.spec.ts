@@ -6,8 +6,9 @@ import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-// The chat web app in a real browser (Debian's Chromium), against the real web server,
-// chat backend and a mock provider: what an end user does and sees (seed §5.5, §7).
+// The chat web app in a real browser (Debian's Chromium), against the real web server, chat
+// backend and a mock provider: what an end user does and sees (docs/specification.md,
+// "Model access" and "Errors").
 
 const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
@@ -395,7 +396,7 @@ describe('chat web app in a browser', () => {
     expect(await alert.innerText()).toContain(new URL(mock.url).host);
   });
 
-  it('answers 502 with a readable page when the chat backend is down (seed §7)', async () => {
+  it('answers 502 with a readable page when the chat backend is down', async () => {
     await chat.stop();
     const response = await page.goto(`${web.url}/api/models`);
     expect(response?.status()).toBe(502);

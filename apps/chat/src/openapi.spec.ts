@@ -1,6 +1,6 @@
 import { resetChatData, startChat, type ChatHarness } from './testing/chat-harness.fixture.js';
 
-// The endpoints the web app relies on (issue 6, "Contract"), as the OpenAPI document
+// The endpoints the web app relies on (docs/specification.md, "Endpoints"), as the OpenAPI document
 // describes them: a route missing or renamed fails here first.
 
 const CONTRACT: [string, string][] = [

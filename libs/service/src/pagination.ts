@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
-/** Every list answers `{items, total}` (docs/architecture.md, "Lists"). */
+/** Every list answers `{items, total}` (docs/specification.md, "Lists"). */
 export interface Page<T> {
   items: T[];
   total: number;

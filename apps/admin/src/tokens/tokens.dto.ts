@@ -28,7 +28,10 @@ import {
 export const TOKEN_STATUSES = ['enabled', 'disabled', 'exhausted', 'expired'] as const;
 export type TokenStatusView = (typeof TOKEN_STATUSES)[number];
 
-/** The three tokens of seed §2.4, by purpose, and the suffix each one's name gets. */
+/**
+ * The bundle of three tokens (docs/specification.md, "Tokens"), by purpose, and the suffix
+ * each one's name gets.
+ */
 export const BUNDLE_PURPOSES = {
   chat: '-chat',
   imageModel: '-image-model',

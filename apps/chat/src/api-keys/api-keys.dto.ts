@@ -46,7 +46,7 @@ export class CreateApiKeyDto {
   @ApiPropertyOptional({
     default: true,
     description:
-      'Disabled records take no part in the round-robin (docs/architecture.md, "Chat upstream records")',
+      'Disabled records take no part in the round-robin (docs/specification.md, "Chat upstream records")',
   })
   @Optional()
   @IsBoolean()

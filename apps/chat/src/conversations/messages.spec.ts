@@ -334,7 +334,7 @@ describe('sending messages', () => {
     });
   });
 
-  describe('the errors of seed §7', () => {
+  describe('the errors of docs/specification.md, "Errors"', () => {
     beforeAll(async () => {
       await useRecords([{ key: 'sk-mock-a' }]);
     });

@@ -24,7 +24,7 @@ export class ListUsersQuery extends PageQueryOf({ pageSize: 20, maxPageSize: 100
 export class UpdateUserDto {
   @ApiPropertyOptional({
     type: [String],
-    description: 'Models the user may use besides the open ones (seed §2.3); replaces the list',
+    description: 'Models the user may use besides the open ones; replaces the list',
   })
   @Optional()
   @IsArray()

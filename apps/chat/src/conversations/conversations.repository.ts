@@ -38,15 +38,23 @@ export class ConversationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The user's conversations, most recently active first. */
-  async listConversations(userId: number, window: RowWindow): Promise<Rows<Conversation>> {
-    const [rows, total] = await this.prisma.$transaction([
+  listConversations(userId: number, window: RowWindow): Promise<Rows<Conversation>> {
+    return this.rowsAndTotal(
       this.prisma.conversation.findMany({
         where: { userId },
         orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
         ...window,
       }),
       this.prisma.conversation.count({ where: { userId } }),
-    ]);
+    );
+  }
+
+  /** A page of rows and the count over all pages, read in one transaction so they agree. */
+  private async rowsAndTotal<T>(
+    page: Prisma.PrismaPromise<T[]>,
+    count: Prisma.PrismaPromise<number>,
+  ): Promise<Rows<T>> {
+    const [rows, total] = await this.prisma.$transaction([page, count]);
     return { rows, total };
   }
 
@@ -83,16 +91,15 @@ export class ConversationsRepository {
   }
 
   /** The conversation's messages, oldest first. */
-  async listMessages(conversationId: string, window: RowWindow): Promise<Rows<Message>> {
-    const [rows, total] = await this.prisma.$transaction([
+  listMessages(conversationId: string, window: RowWindow): Promise<Rows<Message>> {
+    return this.rowsAndTotal(
       this.prisma.message.findMany({
         where: { conversationId },
         orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
         ...window,
       }),
       this.prisma.message.count({ where: { conversationId } }),
-    ]);
-    return { rows, total };
+    );
   }
 
   /** Deletes the message and every message after it (regenerate, edit and resend);

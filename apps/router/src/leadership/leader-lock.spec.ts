@@ -12,7 +12,9 @@ const LOCK_KEY = 'router:leader';
 /** Renewals come every third of the lease; a standby's attempts at the same pace. */
 const ONE_PERIOD_MS = LOCK_TTL_MS / 3;
 
-const when = (condition: () => boolean) => () => (condition() ? true : undefined);
+/** Waits until `condition` holds, failing after `timeoutMs`. */
+const until = (condition: () => boolean, timeoutMs: number, what: string) =>
+  eventually(() => (condition() ? true : undefined), timeoutMs, what);
 
 describe('LeaderLock (real Redis)', () => {
   const prefix = testRedisPrefix();
@@ -35,6 +37,13 @@ describe('LeaderLock (real Redis)', () => {
     return { lock, redis, changes };
   }
 
+  /** A lock that has taken the lease. */
+  async function startLeader(): ReturnType<typeof startLock> {
+    const leader = await startLock();
+    await until(() => leader.lock.isLeader, 5_000, 'a leader');
+    return leader;
+  }
+
   const holder = () => raw.get(LOCK_KEY);
 
   afterEach(async () => {
@@ -53,12 +62,7 @@ describe('LeaderLock (real Redis)', () => {
   });
 
   it('lets one router lead and keeps the other standing by', async () => {
-    const first = await startLock();
-    await eventually(
-      when(() => first.lock.isLeader),
-      5_000,
-      'a leader',
-    );
+    const first = await startLeader();
     const second = await startLock();
     // The standby's first attempt has been refused once a whole period has passed.
     await new Promise((resolve) => setTimeout(resolve, ONE_PERIOD_MS + 200));
@@ -68,12 +72,7 @@ describe('LeaderLock (real Redis)', () => {
   });
 
   it('renews its lease before the lease runs out', async () => {
-    const leader = await startLock();
-    await eventually(
-      when(() => leader.lock.isLeader),
-      5_000,
-      'a leader',
-    );
+    const leader = await startLeader();
     const first = await raw.pttl(LOCK_KEY);
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(LOCK_TTL_MS);
@@ -88,64 +87,33 @@ describe('LeaderLock (real Redis)', () => {
   });
 
   it('steps down, and says so, when it finds its lease held by another', async () => {
-    const leader = await startLock();
-    await eventually(
-      when(() => leader.lock.isLeader),
-      5_000,
-      'a leader',
-    );
+    const leader = await startLeader();
     // As if the lease had expired and another router had taken it meanwhile.
     await raw.set(LOCK_KEY, 'another-router', 'PX', LOCK_TTL_MS);
-    await eventually(
-      when(() => !leader.lock.isLeader),
-      ONE_PERIOD_MS * 2,
-      'stepping down',
-    );
+    await until(() => !leader.lock.isLeader, ONE_PERIOD_MS * 2, 'stepping down');
     expect(leader.changes).toEqual([true, false]);
     // It renews only its own lease: the other router's is left alone.
     expect(await holder()).toBe('another-router');
   });
 
   it('hands over at shutdown: the standby leads within one period, not a whole lease', async () => {
-    const leader = await startLock();
-    await eventually(
-      when(() => leader.lock.isLeader),
-      5_000,
-      'a leader',
-    );
+    const leader = await startLeader();
     const standby = await startLock();
     await leader.lock.onApplicationShutdown();
     expect(leader.lock.isLeader).toBe(false);
     const handedOver = Date.now();
-    await eventually(
-      when(() => standby.lock.isLeader),
-      ONE_PERIOD_MS + 1_000,
-      'a takeover',
-    );
+    await until(() => standby.lock.isLeader, ONE_PERIOD_MS + 1_000, 'a takeover');
     expect(Date.now() - handedOver).toBeLessThan(LOCK_TTL_MS);
     expect(await holder()).toBe(standby.lock.instanceId);
   });
 
   it('steps down without Redis, and a standby takes over once the lease expires', async () => {
-    const leader = await startLock();
-    await eventually(
-      when(() => leader.lock.isLeader),
-      5_000,
-      'a leader',
-    );
+    const leader = await startLeader();
     const standby = await startLock();
     leader.redis.disconnect();
-    await eventually(
-      when(() => !leader.lock.isLeader),
-      ONE_PERIOD_MS * 2,
-      'stepping down',
-    );
+    await until(() => !leader.lock.isLeader, ONE_PERIOD_MS * 2, 'stepping down');
     expect(standby.lock.isLeader).toBe(false);
-    await eventually(
-      when(() => standby.lock.isLeader),
-      LOCK_TTL_MS + ONE_PERIOD_MS + 1_000,
-      'a takeover',
-    );
+    await until(() => standby.lock.isLeader, LOCK_TTL_MS + ONE_PERIOD_MS + 1_000, 'a takeover');
     expect(await holder()).toBe(standby.lock.instanceId);
     expect(leader.changes).toEqual([true, false]);
   });

@@ -471,7 +471,8 @@ describe('chat web app in a browser', () => {
     await adminPage.getByRole('checkbox', { name: 'closed-model' }).check();
     await adminPage.getByRole('button', { name: 'Save permissions' }).click();
     await adminPage.getByText(`Model permissions of ${user.username} saved.`).waitFor();
-    expect(await row.innerText()).toContain('closed-model');
+    // The notice comes before the list is read again: wait for the row, do not race it.
+    await row.filter({ hasText: 'closed-model' }).waitFor();
     problems.push(...(await accessibilityViolations(adminPage)));
     await screenshot(adminPage, 'admin-users');
 

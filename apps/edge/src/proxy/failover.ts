@@ -138,7 +138,7 @@ export class Failover {
       answer = await receive(response);
       if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
-        answer = convertAnswer(adapter, response.statusCode, answer, context);
+        answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
       }
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.

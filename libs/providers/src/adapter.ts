@@ -71,8 +71,11 @@ export interface ChatAdapter {
   chatAnswer(body: Buffer, context: AnswerContext): TranslatedAnswer;
   chatStream(context: AnswerContext): StreamTranslator;
   error(status: number, body: Buffer): TranslatedError;
-  /** The HTTP status as the router's health rules should read it. */
-  healthStatus(status: number): number;
+  /**
+   * The HTTP status as the router's health rules should read it, given the error body
+   * (some providers say in the body what the status does not).
+   */
+  healthStatus(status: number, body: Buffer): number;
   /** Absent when the provider has no embeddings endpoint (a 400 at the edge). */
   readonly embeddings?: EmbeddingsAdapter;
 }

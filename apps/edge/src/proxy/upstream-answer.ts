@@ -32,11 +32,29 @@ export async function receive(response: UpstreamResponse): Promise<Answer> {
 /** The upstream's own words for a refused attempt, for logs and the router (never for billing). */
 export async function readErrorDetail(response: UpstreamResponse): Promise<string> {
   try {
-    const text = (await response.body.text()).slice(0, 2_000);
+    return errorDetailOf(await response.body.text());
+  } catch {
+    return '';
+  }
+}
+
+/** The message of an error body, whatever its provider (they all nest it in `error`). */
+export function errorDetailOf(body: string): string {
+  const text = body.slice(0, 2_000);
+  try {
     const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
     return parsed.error?.message ?? parsed.error?.code ?? text.slice(0, 200);
   } catch {
-    return '';
+    return text.slice(0, 200);
+  }
+}
+
+/** A whole error answer, read at once; an answer cut short is what arrived of it. */
+export async function readErrorBody(response: UpstreamResponse): Promise<Buffer> {
+  try {
+    return Buffer.from(await response.body.arrayBuffer());
+  } catch {
+    return Buffer.alloc(0);
   }
 }
 

@@ -457,8 +457,8 @@ describe('anthropic errors', () => {
         code: 'overloaded_error',
       },
     });
-    expect(anthropicAdapter.healthStatus(529)).toBe(429);
-    expect(anthropicAdapter.healthStatus(401)).toBe(401);
+    expect(anthropicAdapter.healthStatus(529, Buffer.alloc(0))).toBe(429);
+    expect(anthropicAdapter.healthStatus(401, Buffer.alloc(0))).toBe(401);
     const html = anthropicAdapter.error(401, Buffer.from('<html>denied</html>'));
     expect(JSON.parse(html.body.toString()).error).toMatchObject({ type: 'authentication_error' });
   });

@@ -93,7 +93,9 @@ describe('azure answers', () => {
 
 describe('azure streams', () => {
   const choicesOf = (events: unknown[]) =>
-    events.filter((e): e is { choices: unknown[] } => typeof e === 'object' && e !== null);
+    events.filter(
+      (e): e is { id: string; choices: unknown[] } => typeof e === 'object' && e !== null,
+    );
 
   it('drops the prompt-filter announcement, keeps every chunk in order and the usage chunk the client asked for', () => {
     for (const size of [1, 9, 4096]) {
@@ -185,8 +187,8 @@ describe('azure errors', () => {
         },
       }).error,
     ).toMatchObject({ code: 'DeploymentNotFound' });
-    expect(azureAdapter.healthStatus(404)).toBe(502);
-    expect(azureAdapter.healthStatus(429)).toBe(429);
-    expect(azureAdapter.healthStatus(401)).toBe(401);
+    expect(azureAdapter.healthStatus(404, Buffer.alloc(0))).toBe(502);
+    expect(azureAdapter.healthStatus(429, Buffer.alloc(0))).toBe(429);
+    expect(azureAdapter.healthStatus(401, Buffer.alloc(0))).toBe(401);
   });
 });

@@ -19,6 +19,9 @@ export const geminiAdapter: ChatAdapter = {
   chatAnswer: geminiAnswer,
   chatStream: (context) => new GeminiStreamTranslator(context),
   error: geminiError,
-  healthStatus: (status) => status,
+  // Gemini refuses a revoked or unknown key with a 400 INVALID_ARGUMENT whose reason is
+  // API_KEY_INVALID: for the router that is a banned key, not the client's mistake.
+  healthStatus: (status, body) =>
+    status === 400 && body.includes('API_KEY_INVALID') ? 401 : status,
   embeddings: geminiEmbeddings,
 };

@@ -484,8 +484,31 @@ describe('gemini errors', () => {
       expect(JSON.parse(error.body.toString())).toEqual({
         error: { message, type, param: null, code: status.toLowerCase() },
       });
-      expect(geminiAdapter.healthStatus(code)).toBe(code);
+      expect(
+        geminiAdapter.healthStatus(
+          code,
+          Buffer.from(JSON.stringify({ error: { code, message, status } })),
+        ),
+      ).toBe(code);
     }
+    // A revoked or unknown key is a 400 whose reason says so: a banned key for the router.
+    const revoked = Buffer.from(
+      JSON.stringify({
+        error: {
+          code: 400,
+          message: 'API key not valid. Please pass a valid API key.',
+          status: 'INVALID_ARGUMENT',
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'API_KEY_INVALID',
+              domain: 'googleapis.com',
+            },
+          ],
+        },
+      }),
+    );
+    expect(geminiAdapter.healthStatus(400, revoked)).toBe(401);
     const html = geminiAdapter.error(502, Buffer.from('<html>Bad gateway</html>'));
     expect(JSON.parse(html.body.toString()).error).toMatchObject({ type: 'server_error' });
   });

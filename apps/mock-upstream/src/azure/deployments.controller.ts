@@ -12,7 +12,7 @@ import {
   usageChunk,
   usageOf,
 } from '../openai/completion.js';
-import { embed } from '../openai/embeddings.controller.js';
+import { embed, encodedEmbedding } from '../openai/embeddings.controller.js';
 import { ExchangeService, writeEvents } from '../openai/exchange.js';
 import { AZURE_DIALECT, azureError } from './azure-dialect.js';
 
@@ -116,7 +116,7 @@ export class DeploymentsController {
     @Res() reply: FastifyReply,
     @Param('deployment') deployment: string,
     @Query('api-version') apiVersion: string | undefined,
-    @Body() body: { input?: unknown; dimensions?: unknown } | null,
+    @Body() body: { input?: unknown; dimensions?: unknown; encoding_format?: unknown } | null,
   ): Promise<void> {
     if (!apiVersion) {
       await reply.status(404).send({ error: { code: '404', message: 'Resource not found' } });
@@ -140,7 +140,7 @@ export class DeploymentsController {
       data: texts.map((text, index) => ({
         object: 'embedding',
         index,
-        embedding: embed(text, dimensions),
+        embedding: encodedEmbedding(embed(text, dimensions), body?.encoding_format === 'base64'),
       })),
       usage: { prompt_tokens: tokens, total_tokens: tokens },
     });

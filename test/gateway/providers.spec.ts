@@ -704,11 +704,12 @@ describe('gateway: provider channels', () => {
       expect((await usageRow(response.headers.get('x-request-id')!)).tokensCounted).toBe(true);
     });
 
-    it('bans a revoked key (400 API_KEY_INVALID) and fails over to the next channel', async () => {
+    it('bans a revoked key (400 API_KEY_INVALID), fails over, and keeps it out until the key works again', async () => {
       const shared = uniqueName('shared-gemini');
+      const revokedKey = uniqueName('AIza-revoked');
       const revoked = await stack.createChannel({
         models: [shared],
-        keys: [uniqueName('AIza-revoked')],
+        keys: [revokedKey],
         provider: 'gemini',
         priority: 10,
       });
@@ -722,17 +723,32 @@ describe('gateway: provider channels', () => {
         .withResponse();
       expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
       expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+      const keyStatus = async (): Promise<string | undefined> =>
+        (
+          await query<{ status: string }>(
+            stack.databaseUrl,
+            'SELECT status FROM "ChannelKey" WHERE id = $1',
+            [revoked.keyIds[0]],
+          )
+        )[0]?.status;
       await eventually(
-        async () =>
-          (
-            await query<{ status: string }>(
-              stack.databaseUrl,
-              `SELECT status FROM "ChannelKey" WHERE id = $1 AND status = 'auto_disabled'`,
-              [revoked.keyIds[0]],
-            )
-          )[0],
+        async () => ((await keyStatus()) === 'auto_disabled' ? true : undefined),
         5_000,
         'the revoked key disabled',
+      );
+      // The router's probes ask in Gemini's format and read the 400 as a ban too: after two
+      // of them (the first one's verdict is in once the second is sent) the key is still out.
+      await eventually(
+        async () => ((await stack.mockRequests(revokedKey)).length >= 3 ? true : undefined),
+        5_000,
+        'two probes of the revoked key',
+      );
+      expect(await keyStatus()).toBe('auto_disabled');
+      await stack.mockAccount(revokedKey);
+      await eventually(
+        async () => ((await keyStatus()) === 'enabled' ? true : undefined),
+        5_000,
+        'the key re-enabled by a probe once it works',
       );
     });
 

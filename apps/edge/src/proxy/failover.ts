@@ -127,10 +127,15 @@ export class Failover {
     }
 
     const adapter = adapterFor(exchange.endpoint, candidate.channel);
+    // The answer's first chunk must come within what is left of the first-byte wait.
+    const firstChunkMs = (): number =>
+      Math.max(1, Math.floor(firstByteMs - (performance.now() - attemptStarted)));
     // A converted provider's error is read before its health is judged: some say in the
     // body what their status does not (docs/providers.md).
     const errorBody =
-      adapter && response.statusCode >= 400 ? await readErrorBody(response) : undefined;
+      adapter && response.statusCode >= 400
+        ? await readErrorBody(response, firstChunkMs())
+        : undefined;
     const kind = outcomeOfStatus(
       adapter
         ? adapter.healthStatus(response.statusCode, errorBody ?? Buffer.alloc(0))
@@ -150,7 +155,9 @@ export class Failover {
     }
     let answer: Answer;
     try {
-      answer = errorBody ? { kind: 'whole', body: errorBody } : await receive(response);
+      answer = errorBody
+        ? { kind: 'whole', body: errorBody }
+        : await receive(response, firstChunkMs());
       if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
@@ -159,6 +166,12 @@ export class Failover {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
       if (exchange.abort.signal.aborted) throw clientGone(exchange.abort, error);
+      if (error instanceof UpstreamUnreachable) {
+        this.outcomes.add(
+          channelOutcome(candidate, error.kind, attemptStarted, response, error.message),
+        );
+        return { kind: error.kind, message: error.message, fast: false };
+      }
       const message = `the upstream closed the connection before answering (${(error as Error).message})`;
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),

@@ -396,6 +396,8 @@ describe('gemini streams', () => {
     }
   });
 
+  // Newer models send the calls in one event and the finish reason in a later one with an
+  // empty text part: the turn still finishes with tool_calls.
   it('streams each function call whole with its id and name, numbered from 0, finishing with tool_calls', () => {
     const translator = geminiAdapter.chatStream({ ...context, includeUsage: false });
     const events = translate(translator, fixture('tool-stream.sse'), 13) as {

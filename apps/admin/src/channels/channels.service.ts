@@ -209,6 +209,8 @@ export class ChannelsService {
       baseUrl: channel.baseUrl,
       secret: this.unseal(key),
       model: upstreamModel,
+      provider: channel.provider,
+      settings: mappingOf(channel.providerSettings),
     });
     await this.audit.record({
       actor,

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { imagesOf, readMessage, sendMessage } from './chat-api.js';
+import { imagesOf, listMessages, readMessage, sendMessage } from './chat-api.js';
 import { type ApiProblem, setApiOrigin } from './http.js';
 import { type Usage } from './types.js';
 
@@ -77,7 +77,7 @@ describe('reading streamed and stored replies', () => {
   });
 });
 
-describe('sendMessage', () => {
+describe('the chat API over HTTP', () => {
   let server: Server;
   let answer: (res: ServerResponse, body: string) => Promise<void>;
   let received: { url: string; body: string; accept: string | undefined }[];
@@ -129,6 +129,33 @@ describe('sendMessage', () => {
     );
     return { log, outcome };
   }
+
+  it('reads a whole conversation page by page, oldest first', async () => {
+    const stored = Array.from({ length: 250 }, (_, i) => ({
+      id: i + 1,
+      role: 'user',
+      content: `m${i + 1}`,
+      imageUrls: [],
+      model: null,
+      status: 'complete',
+      errorCode: null,
+      toolSteps: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      createdAt: new Date(0).toISOString(),
+    }));
+    answer = async (res) => {
+      const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
+      const [page, size] = [Number(query.get('page')), Number(query.get('pageSize'))];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: stored.slice((page - 1) * size, page * size), total: 250 }));
+    };
+    const messages = await listMessages('7');
+    expect(messages.map((m) => m.content)).toEqual(stored.map((m) => m.content));
+    expect(received.map((r) => r.url)).toEqual([
+      '/api/conversations/7/messages?page=1&pageSize=200',
+      '/api/conversations/7/messages?page=2&pageSize=200',
+    ]);
+  });
 
   it('hands over deltas, images and the end of the reply in order', async () => {
     answer = async (res) => {

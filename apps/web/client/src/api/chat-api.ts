@@ -146,7 +146,7 @@ export const me = (): Promise<Me> => call(api.GET('/api/auth/me'));
 
 export async function listModels(): Promise<ChatModel[]> {
   const models = await call(api.GET('/api/models'));
-  return models.map((model) => ({ id: model.name, ...model }));
+  return models.items.map((model) => ({ id: model.name, ...model }));
 }
 
 export const preferences = (): Promise<Preferences> => call(api.GET('/api/me/preferences'));
@@ -192,17 +192,29 @@ export async function setConversationServers(
 }
 
 /** The MCP servers a user may enable in a conversation. */
-export const listMcpServers = (): Promise<McpServerChoice[]> => call(api.GET('/api/mcp-servers'));
+export async function listMcpServers(): Promise<McpServerChoice[]> {
+  return (await call(api.GET('/api/mcp-servers'))).items;
+}
 
 export async function deleteConversation(conversation: string): Promise<void> {
   await call(api.DELETE('/api/conversations/{id}', { params: { path: { id: conversation } } }));
 }
 
+/** The largest page of messages the chat API serves. */
+const MESSAGE_PAGE_SIZE = 200;
+
+/** The whole conversation, oldest first, read page by page. */
 export async function listMessages(conversation: string): Promise<ChatMessage[]> {
-  const messages = await call(
-    api.GET('/api/conversations/{id}/messages', { params: { path: { id: conversation } } }),
-  );
-  return messages.map(fromMessage);
+  const messages: ChatMessage[] = [];
+  for (let page = 1; ; page += 1) {
+    const { items, total } = await call(
+      api.GET('/api/conversations/{id}/messages', {
+        params: { path: { id: conversation }, query: { page, pageSize: MESSAGE_PAGE_SIZE } },
+      }),
+    );
+    messages.push(...items.map(fromMessage));
+    if (items.length === 0 || page * MESSAGE_PAGE_SIZE >= total) return messages;
+  }
 }
 
 /** Deletes `from` and every later message: regenerate, or edit and resend. */
@@ -313,10 +325,7 @@ export async function usageDaily(days: number): Promise<UsageDay[]> {
 
 // Administration.
 
-export async function listApiKeys(): Promise<Page<ApiKeyRecord>> {
-  const keys = await call(api.GET('/api/admin/api-keys'));
-  return { items: keys, total: keys.length };
-}
+export const listApiKeys = (): Promise<Page<ApiKeyRecord>> => call(api.GET('/api/admin/api-keys'));
 
 export async function createApiKey(input: ApiKeyInput): Promise<void> {
   await call(api.POST('/api/admin/api-keys', { body: input }));
@@ -332,10 +341,7 @@ export async function deleteApiKey(key: number): Promise<void> {
   await call(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id: key } } }));
 }
 
-export async function listAdminModels(): Promise<Page<AdminModel>> {
-  const models = await call(api.GET('/api/admin/models'));
-  return { items: models, total: models.length };
-}
+export const listAdminModels = (): Promise<Page<AdminModel>> => call(api.GET('/api/admin/models'));
 
 export async function createModel(input: AdminModelInput): Promise<void> {
   await call(api.POST('/api/admin/models', { body: input }));

@@ -14,7 +14,7 @@ export class ApiProblem extends Error {
     readonly code: string,
     message: string,
     readonly fields?: { field: string; message: string }[],
-    /** The upstream provider's address, for `upstream_failed` (seed §7). */
+    /** The upstream provider's address, for `upstream_failed` (docs/specification.md, "Errors"). */
     readonly address?: string,
   ) {
     super(message);
@@ -48,6 +48,7 @@ export function apiUrl(path: string): string {
 
 export function setApiOrigin(url: string): void {
   origin = url.replace(/\/+$/, '');
+  api = typedClient();
 }
 
 /** Called when the API says the session is gone (expired, logged out elsewhere). */
@@ -123,9 +124,17 @@ const bearer: Middleware = {
   },
 };
 
-/** The typed chat API at the page's origin; `apiUrl` names its paths for streamed replies. */
-export const api = createClient<paths>({ baseUrl: globalThis.location?.origin });
-api.use(bearer);
+function typedClient() {
+  const client = createClient<paths>({ baseUrl: origin || globalThis.location?.origin });
+  client.use(bearer);
+  return client;
+}
+
+/**
+ * The typed chat API, at the page's origin unless `setApiOrigin` moved it (a new client
+ * then takes its place; importers see it through the live binding).
+ */
+export let api = typedClient();
 
 /** The data of a successful answer; any other answer is thrown as an ApiProblem. */
 export async function call<T>(

@@ -9,7 +9,7 @@ export const PURPOSE_LABELS: Record<Purpose, string> = {
 /** How a model's or an API key's platform is named on the admin pages. */
 export const PLATFORM_LABELS: Record<Platform, string> = { openai: 'OpenAI-compatible' };
 
-/** The purpose of a model or an API key record (seed §2.1-2.2). */
+/** The purpose of a model or an API key record (docs/specification.md, "Chat upstream records"). */
 export function PurposeField(props: { value: Purpose; onChange: (purpose: Purpose) => void }) {
   return (
     <label>

@@ -29,4 +29,5 @@ export class UsageDaysResponse {
     description: 'Every day of the range, oldest first; a day without replies counts zero',
   })
   items!: UsageDayResponse[];
+  @ApiProperty({ description: 'How many days there are: as many as asked' }) total!: number;
 }

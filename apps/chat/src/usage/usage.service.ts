@@ -41,6 +41,6 @@ export class UsageService {
         totalTokens: promptTokens + completionTokens,
       };
     });
-    return { items };
+    return { items, total: items.length };
   }
 }

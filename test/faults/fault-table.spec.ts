@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { eventually, query } from '@switchyard/testing';
+import { eventually, PrivatePostgres, query } from '@switchyard/testing';
 import {
   byStatus,
   chat,
@@ -9,7 +9,6 @@ import {
   usageRows,
   type Answered,
 } from '../support/load.js';
-import { PrivatePostgres } from '../support/private-postgres.js';
 import { PrivateRedis } from '../support/private-redis.js';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 

@@ -4,7 +4,7 @@ import { chownSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, freePort } from '@switchyard/testing';
+import { eventually, freePort } from './processes.js';
 import pg from 'pg';
 
 /**

@@ -136,7 +136,8 @@ export class Failover {
     }
     let answer: Answer;
     try {
-      answer = await receive(response);
+      const waitedMs = performance.now() - attemptStarted;
+      answer = await receive(response, Math.max(1, Math.floor(firstByteMs - waitedMs)));
       if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = convertAnswer(adapter, response.statusCode, answer, context);
@@ -145,6 +146,12 @@ export class Failover {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
       if (exchange.abort.signal.aborted) throw clientGone(exchange.abort, error);
+      if (error instanceof UpstreamUnreachable) {
+        this.outcomes.add(
+          channelOutcome(candidate, error.kind, attemptStarted, response, error.message),
+        );
+        return { kind: error.kind, message: error.message, fast: false };
+      }
       const message = `the upstream closed the connection before answering (${(error as Error).message})`;
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),

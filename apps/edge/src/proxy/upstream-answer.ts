@@ -1,7 +1,7 @@
 import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
 import { type StreamTranslator } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
-import { type UpstreamResponse } from '../upstream/upstream-client.js';
+import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { type JsonSummary } from './stream-observer.js';
 
 // Reading what an upstream answered: enough of it to know whether the attempt delivered,
@@ -26,13 +26,48 @@ export type Answer =
       translator?: StreamTranslator;
     };
 
-export async function receive(response: UpstreamResponse): Promise<Answer> {
+/**
+ * Reads an answer up to its first body chunk, which must come within `firstChunkMs` of the
+ * headers: an upstream (or relay) that sends its headers and then nothing would otherwise
+ * hold the request for the whole idle timeout, past the point where it could fail over.
+ * After the first chunk only the idle timeout applies (a relay's keep-alive padding counts
+ * as a chunk, so a long generation is never cut).
+ */
+export async function receive(response: UpstreamResponse, firstChunkMs: number): Promise<Answer> {
+  const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await firstChunk(response, chunks, firstChunkMs);
   if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-    return { kind: 'whole', body: Buffer.from(await response.body.arrayBuffer()) };
+    const parts = first.done ? [] : [first.value];
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      parts.push(next.value);
+    }
+    return { kind: 'whole', body: Buffer.concat(parts) };
   }
-  const rest = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const first = await rest.next();
-  return { kind: 'stream', first: first.done ? null : first.value, rest };
+  return { kind: 'stream', first: first.done ? null : first.value, rest: chunks };
+}
+
+async function firstChunk(
+  response: UpstreamResponse,
+  chunks: AsyncIterator<Buffer>,
+  waitMs: number,
+): Promise<IteratorResult<Buffer>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      response.body.destroy();
+      reject(
+        new UpstreamUnreachable(
+          'timeout',
+          `no answer within ${waitMs} ms after the response headers`,
+        ),
+      );
+    }, waitMs);
+  });
+  try {
+    return await Promise.race([chunks.next(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The upstream's own words for a refused attempt, for logs and the router (never for billing). */

@@ -6,8 +6,9 @@ import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-// The chat web app in a real browser (Debian's Chromium), against the real web server,
-// chat backend and a mock provider: what an end user does and sees (seed §5.5, §7).
+// The chat web app in a real browser (Debian's Chromium), against the real web server, chat
+// backend and a mock provider: what an end user does and sees (docs/specification.md,
+// "Model access" and "Errors").
 
 const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
@@ -197,7 +198,8 @@ describe('chat web app in a browser', () => {
         const stored = await fetch(`${chat.url}/api/conversations/${conversation}/messages`, {
           headers: { authorization: `Bearer ${token}` },
         });
-        return (await stored.text()).includes('Echo: hello from the browser') ? true : undefined;
+        const { items } = (await stored.json()) as { items: { content: string }[] };
+        return items.some((m) => m.content === 'Echo: hello from the browser') ? true : undefined;
       },
       10_000,
       'the reply stored',
@@ -469,7 +471,8 @@ describe('chat web app in a browser', () => {
     await adminPage.getByRole('checkbox', { name: 'closed-model' }).check();
     await adminPage.getByRole('button', { name: 'Save permissions' }).click();
     await adminPage.getByText(`Model permissions of ${user.username} saved.`).waitFor();
-    expect(await row.innerText()).toContain('closed-model');
+    // The notice comes before the list is read again: wait for the row, do not race it.
+    await row.filter({ hasText: 'closed-model' }).waitFor();
     problems.push(...(await accessibilityViolations(adminPage)));
     await screenshot(adminPage, 'admin-users');
 
@@ -494,7 +497,7 @@ describe('chat web app in a browser', () => {
     await page.goto(web.url);
   });
 
-  it('answers 502 with a readable page when the chat backend is down (seed §7)', async () => {
+  it('answers 502 with a readable page when the chat backend is down', async () => {
     await chat.stop();
     const response = await page.goto(`${web.url}/api/models`);
     expect(response?.status()).toBe(502);

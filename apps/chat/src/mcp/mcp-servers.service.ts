@@ -3,9 +3,11 @@ import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type McpServer } from '@switchyard/db';
 import { SecretCipher } from '@switchyard/security';
+import { wholeList } from '@switchyard/service';
 import {
-  type AvailableMcpServerResponse,
+  type AvailableMcpServerPageResponse,
   type CreateMcpServerDto,
+  type McpServerPageResponse,
   type McpServerResponse,
   type UpdateMcpServerDto,
 } from './mcp-servers.dto.js';
@@ -47,9 +49,9 @@ export class McpServersService {
     private readonly env: ChatEnv,
   ) {}
 
-  async list(): Promise<McpServerResponse[]> {
+  async list(): Promise<McpServerPageResponse> {
     const rows = await this.servers.listServers();
-    return Promise.all(rows.map((row) => this.describe(row)));
+    return wholeList(await Promise.all(rows.map((row) => this.describe(row))));
   }
 
   async get(id: number): Promise<McpServerResponse> {
@@ -57,8 +59,8 @@ export class McpServersService {
   }
 
   /** Enabled servers, for the per-conversation picker. */
-  async listAvailable(): Promise<AvailableMcpServerResponse[]> {
-    return (await this.servers.listEnabled()).map(({ id, name }) => ({ id, name }));
+  async listAvailable(): Promise<AvailableMcpServerPageResponse> {
+    return wholeList((await this.servers.listEnabled()).map(({ id, name }) => ({ id, name })));
   }
 
   /** Throws 400 unless every id names an enabled server. */

@@ -73,11 +73,38 @@ async function firstChunk(
 /** The upstream's own words for a refused attempt, for logs and the router (never for billing). */
 export async function readErrorDetail(response: UpstreamResponse): Promise<string> {
   try {
-    const text = (await response.body.text()).slice(0, 2_000);
+    return errorDetailOf(await response.body.text());
+  } catch {
+    return '';
+  }
+}
+
+/** The message of an error body, whatever its provider (they all nest it in `error`). */
+export function errorDetailOf(body: string): string {
+  const text = body.slice(0, 2_000);
+  try {
     const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
     return parsed.error?.message ?? parsed.error?.code ?? text.slice(0, 200);
   } catch {
-    return '';
+    return text.slice(0, 200);
+  }
+}
+
+/**
+ * A converted provider's error answer, read within the first-chunk wait like any answer;
+ * empty when it did not come in time (its status alone then tells).
+ */
+export async function readErrorBody(
+  response: UpstreamResponse,
+  firstChunkMs: number,
+): Promise<Buffer> {
+  try {
+    const answer = await receive(response, firstChunkMs);
+    if (answer.kind === 'whole') return answer.body;
+    await answer.rest.return?.();
+    return answer.first ?? Buffer.alloc(0);
+  } catch {
+    return Buffer.alloc(0);
   }
 }
 

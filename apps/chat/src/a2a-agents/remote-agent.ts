@@ -51,14 +51,23 @@ export function textOf(parts: Part[] | undefined): string {
 
 /** Why a request to the agent failed, in words for an administrator or a model. */
 export function describeAgentError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const detail = typeof cause?.code === 'string' ? cause.code : undefined;
-  return detail && !error.message.includes(detail) ? `${error.message} (${detail})` : error.message;
+  const message = (error as { message?: unknown } | null)?.message;
+  const text = typeof message === 'string' ? message : String(error);
+  // fetch hides the reason (ECONNREFUSED, a refused port…) in its causes.
+  let cause = (error as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; cause && depth < 4; depth += 1) {
+    const { code, message: detail } = cause as { code?: unknown; message?: unknown };
+    const reason = typeof code === 'string' ? code : typeof detail === 'string' ? detail : null;
+    if (reason) return text.includes(reason) ? text : `${text} (${reason})`;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return text;
 }
 
+/** fetch's own failures (no connection, no answer in time), from any realm. */
 function isNetworkFailure(error: unknown): boolean {
-  return error instanceof TypeError || (error as Error | null)?.name === 'TimeoutError';
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'TypeError' || name === 'TimeoutError';
 }
 
 export class RemoteAgent implements Delegate {

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { Task, TaskState, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
 import {
   ClientFactory,
@@ -52,6 +53,15 @@ function textMessage(text: string): SendMessageRequest {
     configuration: undefined,
     metadata: undefined,
   };
+}
+
+/** A port nothing listens on: connections to it are refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function artifactText(task: Task): string {
@@ -394,5 +404,139 @@ describe('the chat app as an A2A agent', () => {
         .send({ open: true })
         .expect(200);
     }
+  });
+
+  describe('delegation to a remote agent', () => {
+    let remote: ChatHarness;
+    let admin: Record<string, string>;
+    let remoteKeyId: number;
+    let remoteKey: string;
+    const agents: Record<string, number> = {};
+
+    beforeAll(async () => {
+      // A second instance of this app is the remote agent. It shares the database, so it
+      // sees the same registry: the message it gets names the MCP tool, which the mock
+      // model prefers to delegating again.
+      remote = await startChat({ CHAT_A2A_MODEL: MODEL, CHAT_TOOL_TIMEOUT_MS: '10000' });
+      admin = bearer(await login(chat.api, ADMIN.username, ADMIN.password));
+      const made = await remote.api
+        .post('/api/me/a2a-keys')
+        .set(bearer(user.token))
+        .send({ name: 'for the first instance' })
+        .expect(201);
+      remoteKeyId = made.body.id as number;
+      remoteKey = made.body.key as string;
+      for (const [name, cardUrl] of [
+        ['remote', `${remote.url}/api/a2a/agent-card.json`],
+        ['gone', `http://127.0.0.1:${await closedPort()}/.well-known/agent-card.json`],
+      ]) {
+        const created = await chat.api
+          .post('/api/admin/a2a-agents')
+          .set(admin)
+          .send({
+            name,
+            cardUrl,
+            headers: { authorization: `Bearer ${remoteKey}` },
+          })
+          .expect(201);
+        agents[name!] = created.body.id as number;
+      }
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const id of Object.values(agents)) {
+        await chat.api.delete(`/api/admin/a2a-agents/${id}`).set(admin).expect(204);
+      }
+      await remote?.close();
+    });
+
+    it('lists registered agents with their card and whether they answer; administrators only', async () => {
+      const listed = await chat.api.get('/api/admin/a2a-agents').set(admin).expect(200);
+      expect(listed.body).toEqual([
+        expect.objectContaining({
+          name: 'remote',
+          tool: 'delegate_to_remote',
+          headerNames: ['authorization'],
+          status: { reachable: true, lastError: null, checkedAt: expect.any(String) },
+          card: expect.objectContaining({ name: 'Switchyard chat', skills: expect.any(Array) }),
+        }),
+        expect.objectContaining({
+          name: 'gone',
+          status: expect.objectContaining({
+            reachable: false,
+            lastError: expect.stringContaining('ECONNREFUSED'),
+          }),
+          card: null,
+        }),
+      ]);
+      expect(JSON.stringify(listed.body)).not.toContain(remoteKey);
+      await chat.api.get('/api/admin/a2a-agents').set(bearer(user.token)).expect(403);
+    });
+
+    it('hands the task to the remote agent, streams its progress as tool steps, and completes with its answer', async () => {
+      const events: StreamResponse[] = [];
+      const inner = `get_forecast {\\"address\\": \\"${ADDRESS}\\"}`;
+      for await (const event of client.sendMessageStream(
+        textMessage(`delegate_to_remote {"message": "${inner}"}`),
+      )) {
+        events.push(event);
+      }
+      const notes = events.flatMap((e) =>
+        e.payload?.$case === 'statusUpdate'
+          ? (e.payload.value.status!.message?.parts.map((p) =>
+              p.content?.$case === 'text' ? p.content.value : '',
+            ) ?? [])
+          : [],
+      );
+      expect(notes).toEqual(
+        expect.arrayContaining([
+          'calling remote/delegate_to_remote',
+          'delegated task submitted',
+          'delegated task completed',
+          'remote/delegate_to_remote answered',
+          'gone failed (server_unreachable)',
+        ]),
+      );
+      const last = events.at(-1)!.payload;
+      expect(last?.$case === 'statusUpdate' && last.value.status!.state).toBe(
+        TaskState.TASK_STATE_COMPLETED,
+      );
+      const taskId = (events[0]!.payload!.value as Task).id;
+      const task = await client.getTask({ tenant: '', id: taskId });
+      expect(artifactText(task)).toBe(
+        `The tool answered: The tool answered: ${forecastFor(ADDRESS)}`,
+      );
+      expect(task.artifacts[0]!.metadata!.toolSteps).toEqual([
+        expect.objectContaining({ kind: 'connect', server: 'gone', ok: false }),
+        expect.objectContaining({
+          kind: 'delegate',
+          server: 'remote',
+          tool: 'delegate_to_remote',
+          ok: true,
+          result: `The tool answered: ${forecastFor(ADDRESS)}`,
+        }),
+      ]);
+    });
+
+    it('reports a revoked key of the remote agent as a failed tool step the model reads', async () => {
+      await remote.api
+        .post(`/api/me/a2a-keys/${remoteKeyId}/revoke`)
+        .set(bearer(user.token))
+        .expect(200);
+      const task = (await client.sendMessage(
+        textMessage('delegate_to_remote {"message": "anything"}'),
+      )) as Task;
+      // The card is public: the agent is reached, and its endpoint refuses the key.
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const [, step] = task.artifacts[0]!.metadata!.toolSteps as {
+        ok: boolean;
+        error: { code: string; message: string };
+      }[];
+      expect(step).toMatchObject({
+        ok: false,
+        error: { code: 'tool_failed', message: expect.stringMatching(/revoked/) },
+      });
+      expect(artifactText(task)).toMatch(/^The tool answered: Error \(tool_failed\).*revoked/);
+    });
   });
 });

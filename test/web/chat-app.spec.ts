@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server,
 // chat backend and a mock provider: what an end user does and sees (seed §5.5, §7).
@@ -271,10 +271,11 @@ describe('chat web app in a browser', () => {
   it('keeps script in a reply inert: raw HTML shows as text, script links are not links', async () => {
     await page.evaluate(() => ((globalThis as unknown as { pwned?: number }).pwned = 0));
     const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
+    const recordDialog = (dialog: Dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
-    });
+    };
+    page.on('dialog', recordDialog);
     await nextReply(
       mock.url,
       [
@@ -306,6 +307,7 @@ describe('chat web app in a browser', () => {
     await reply.getByText('click me', { exact: false }).click();
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
     expect(dialogs).toEqual([]);
+    page.off('dialog', recordDialog);
     await screenshot(page, 'xss-reply');
   });
 
@@ -392,6 +394,48 @@ describe('chat web app in a browser', () => {
     const alert = page.getByRole('alert').first();
     await alert.waitFor();
     expect(await alert.innerText()).toContain(new URL(mock.url).host);
+  });
+
+  it('creates an A2A key shown once, lists it by its last four characters, and revokes it', async () => {
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'A2A keys' }).waitFor();
+    await page.getByLabel('Name').fill('research agent');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByLabel('Key', { exact: true });
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^a2a-[A-Za-z0-9]{43}$/);
+    const table = page.getByRole('table', { name: /Your A2A keys/ });
+    await table.getByRole('cell', { name: 'research agent', exact: true }).waitFor();
+    expect(await table.innerText()).toContain(`…${key.slice(-4)}`);
+    expect(await table.innerText()).not.toContain(key);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'account-a2a-key-created');
+
+    // The card is public; the endpoint takes the key until it is revoked.
+    const card = await fetch(`${web.url}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const getTask = () =>
+      fetch(`${web.url}/api/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tasks/get',
+          params: { id: 'none' },
+        }),
+      });
+    expect((await getTask()).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke research agent' }).click();
+    await page.getByText('"research agent" revoked.').waitFor();
+    expect(await table.innerText()).toMatch(/Revoked/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'account-a2a-key-revoked');
+    expect((await getTask()).status).toBe(401);
   });
 
   it('answers 502 with a readable page when the chat backend is down (seed §7)', async () => {

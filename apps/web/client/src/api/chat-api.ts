@@ -10,6 +10,7 @@ import {
 import { readEvents } from './sse.js';
 import {
   PURPOSES,
+  type A2aKey,
   type AdminModel,
   type AdminModelInput,
   type ApiKeyInput,
@@ -141,6 +142,19 @@ export function readMessage(value: unknown): ChatMessage | null {
       : {}),
     ...(typeof value['model'] === 'string' ? { model: value['model'] } : {}),
     ...(usage ? { usage } : {}),
+  };
+}
+
+function readA2aKey(value: unknown): A2aKey | null {
+  if (!isRecord(value) || value['id'] === undefined) return null;
+  const when = (field: string) => (typeof value[field] === 'string' ? value[field] : null);
+  return {
+    id: id(value['id']),
+    name: text(value['name']),
+    lastFour: text(value['lastFour']),
+    lastUsedAt: when('lastUsedAt'),
+    revokedAt: when('revokedAt'),
+    createdAt: text(value['createdAt']),
   };
 }
 
@@ -375,6 +389,28 @@ export async function sendMessage(
 
 export async function usage(): Promise<Details> {
   return details(await call<unknown>('GET', '/usage'));
+}
+
+// A2A keys (docs/tools.md, A2A).
+
+export async function listA2aKeys(): Promise<A2aKey[]> {
+  return itemsOf(await call<unknown>('GET', '/me/a2a-keys')).flatMap((item) => {
+    const key = readA2aKey(item);
+    return key ? [key] : [];
+  });
+}
+
+/** The new key's record and the key itself, which is never shown again. */
+export async function createA2aKey(name: string): Promise<{ record: A2aKey; key: string }> {
+  const answer = await call<unknown>('POST', '/me/a2a-keys', { name });
+  const record = readA2aKey(answer);
+  const key = isRecord(answer) ? answer['key'] : undefined;
+  if (!record || typeof key !== 'string') throw new Error('The server answered without the key');
+  return { record, key };
+}
+
+export async function revokeA2aKey(key: Id): Promise<void> {
+  await call('POST', `/me/a2a-keys/${path(key)}/revoke`);
 }
 
 // Administration.

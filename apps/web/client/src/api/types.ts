@@ -72,6 +72,16 @@ export interface ChatMessage {
   usage?: Usage;
 }
 
+/** One of the user's A2A keys; the key itself is only in the answer that created it. */
+export interface A2aKey {
+  id: Id;
+  name: string;
+  lastFour: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
 export interface ApiKeyRecord {
   id: Id;
   platform: string;

@@ -49,6 +49,16 @@ describe('reading answers', () => {
           error: { code: 'server_unreachable', message: 'fetch failed' },
           durationMs: 0,
         },
+        {
+          id: 'c3',
+          kind: 'delegate',
+          server: 'research',
+          tool: 'delegate_to_research',
+          arguments: { message: 'find it' },
+          ok: true,
+          result: 'found',
+          durationMs: 900,
+        },
         { nonsense: true },
       ],
     });
@@ -70,6 +80,16 @@ describe('reading answers', () => {
         ok: false,
         error: { code: 'server_unreachable', message: 'fetch failed' },
         durationMs: 0,
+      },
+      {
+        id: 'c3',
+        kind: 'delegate',
+        server: 'research',
+        tool: 'delegate_to_research',
+        arguments: { message: 'find it' },
+        ok: true,
+        result: 'found',
+        durationMs: 900,
       },
     ]);
   });

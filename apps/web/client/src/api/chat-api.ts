@@ -90,7 +90,7 @@ export function readToolStep(value: unknown): ToolStep | null {
     : undefined;
   return {
     id: text(value['id']),
-    kind: kind === 'resource' || kind === 'connect' ? kind : 'tool',
+    kind: kind === 'resource' || kind === 'connect' || kind === 'delegate' ? kind : 'tool',
     server: value['server'],
     ...(typeof value['tool'] === 'string' ? { tool: value['tool'] } : {}),
     ...(typeof value['uri'] === 'string' ? { uri: value['uri'] } : {}),

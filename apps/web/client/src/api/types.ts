@@ -46,7 +46,8 @@ export interface Usage {
 /** One tool call of a reply (docs/tools.md). */
 export interface ToolStep {
   id: string;
-  kind: 'tool' | 'resource' | 'connect';
+  /** `delegate`: a task handed to a remote A2A agent (docs/tools.md). */
+  kind: 'tool' | 'resource' | 'connect' | 'delegate';
   server: string;
   tool?: string;
   uri?: string;

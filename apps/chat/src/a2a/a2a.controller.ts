@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
-import { Public } from '../auth/principal.js';
+import { Public, type Principal } from '../auth/principal.js';
 import { A2aAuthError, A2aKeysService } from './a2a-keys.service.js';
 import {
   A2aEndpointService,
@@ -56,7 +56,7 @@ export class A2aController {
   @HttpCode(200)
   async rpc(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const version = header(request, VERSION_HEADER);
-    let principal;
+    let principal: Principal;
     try {
       principal = await this.keys.authenticate(request.headers.authorization);
     } catch (error) {

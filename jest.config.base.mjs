@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 // Shared Jest settings: native ESM (NestJS 12 ships only ESM), TypeScript through SWC.
 // Each package's jest.config.mjs spreads this and adds what it needs.
 export const swcTransform = [
@@ -22,4 +24,6 @@ export const baseConfig = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/src/**/*.spec.ts'],
   testTimeout: 30_000,
+  // A run that leaves something open fails instead of hanging (jest.exit-guard.mjs).
+  reporters: ['default', path.join(import.meta.dirname, 'jest.exit-guard.mjs')],
 };

@@ -5,8 +5,9 @@ import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
 import { eventually, query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
-// The admin API as the dashboard and scripts reach it: through the edge at /api (issue 5),
-// with its changes reaching the gateway's routing and auth within a second.
+// The admin API as the dashboard and scripts reach it: through the edge at /api
+// (docs/specification.md, "Endpoints"), with its changes reaching the gateway's routing and
+// auth within a second.
 
 interface ApiAnswer<T = Record<string, unknown>> {
   status: number;

@@ -143,9 +143,11 @@ it('lets a user who just registered chat through the gateway and the demo channe
     token: string;
   };
 
-  const models = (await (
-    await fetch(url('web', '/api/models'), { headers: { authorization: `Bearer ${token}` } })
-  ).json()) as { name: string }[];
+  const models = (
+    (await (
+      await fetch(url('web', '/api/models'), { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { items: { name: string }[] }
+  ).items;
   expect(models.map((model) => model.name)).toEqual(
     expect.arrayContaining(['gpt-4o-mini', 'dall-e-3']),
   );

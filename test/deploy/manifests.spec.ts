@@ -39,7 +39,7 @@ import {
 
 // The deployment files against the code they deploy: the Kubernetes base against the apps'
 // environment classes (libs/config), the Dockerfile against the manifests, and the nginx
-// reverse proxy against seed §4.2, checked by nginx itself.
+// reverse proxy against docs/specification.md ("Reverse proxy"), checked by nginx itself.
 
 // The fake provider is not in the base, which holds only what production runs: it is in
 // overlays/local (kubernetes.spec.ts checks the overlays).
@@ -634,7 +634,7 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
     }
   });
 
-  it('holds the values of seed §4.2 exactly', () => {
+  it('holds the values of docs/specification.md, "Reverse proxy", exactly', () => {
     const directives = flattenNginx(parseNginx(text));
     const find = (name: string) => directives.filter((directive) => directive.name === name);
     const locationRoot = (name: string) =>
@@ -787,7 +787,7 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
         host: 'api.example.com',
         'x-real-ip': '127.0.0.1',
         'x-forwarded-for': '203.0.113.7, 127.0.0.1',
-        // §4.2: the connection-upgrade variable is `upgrade` by default.
+        // The connection-upgrade variable is `upgrade` by default.
         connection: 'upgrade',
       });
       expect(request.headers.upgrade).toBeUndefined();

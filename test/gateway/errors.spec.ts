@@ -4,7 +4,7 @@ import { query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Every failure of the public API in OpenAI's error shape, with its status and code
-// (DESIGN §5, seed §5.2, §7). Bad input never yields a 500.
+// (docs/specification.md, "Errors"). Bad input never yields a 500.
 
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -58,7 +58,7 @@ describe('gateway: errors', () => {
     expect(result.body.error.message.length).toBeGreaterThan(10);
   }
 
-  it('401 for a missing, malformed or foreign token (seed §5.2)', async () => {
+  it('401 for a missing, malformed or foreign token', async () => {
     const missing = await fetch(`${stack.edge.url}/v1/chat/completions`, {
       method: 'POST',
       body: JSON.stringify(chat()),

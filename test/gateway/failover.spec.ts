@@ -5,7 +5,8 @@ import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
 // Retryable failures before the first byte go to the next channel, excluding those tried;
-// bytes already sent are never retried. Health decisions follow (DESIGN §2, §7).
+// bytes already sent are never retried. Health decisions follow (docs/architecture.md, "The
+// router").
 
 describe('gateway: failover and health', () => {
   const stack = new Stack({

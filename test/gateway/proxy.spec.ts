@@ -142,7 +142,7 @@ describe('gateway: the OpenAI-compatible API', () => {
     expect(all.object).toBe('chat.completion');
   });
 
-  it("returns the upstream's resolved model name (seed §2.8)", async () => {
+  it("returns the upstream's resolved model name", async () => {
     await stack.mockFault({ key: account, resolvedModel: `${model}-2024-08-06`, times: 1 });
     const completion = await stack
       .client(token.key)

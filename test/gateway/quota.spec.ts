@@ -2,7 +2,7 @@ import { eventually, query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Quotas across services: the edge meters, metering settles and announces exhaustion,
-// every edge then refuses the token (seed §2.4, issue 4).
+// every edge then refuses the token (docs/specification.md, "Tokens").
 
 describe('gateway + metering: quotas', () => {
   const stack = new Stack({ edges: 2, metering: true });

@@ -140,7 +140,9 @@ describe('chat tools through the gateway', () => {
       });
       expect(registered.status).toBe(201);
       const userToken = await login(username, 'a-good-password');
-      const [server] = (await call('GET', '/api/mcp-servers', userToken)) as { id: number }[];
+      const {
+        items: [server],
+      } = (await call('GET', '/api/mcp-servers', userToken)) as { items: { id: number }[] };
       const conversation = (await call('POST', '/api/conversations', userToken, {
         model,
         mcpServerIds: [server!.id],
@@ -175,11 +177,11 @@ describe('chat tools through the gateway', () => {
         ['get_forecast', { address: ADDRESS }],
       ]);
 
-      const messages = (await call(
+      const { items: messages } = (await call(
         'GET',
         `/api/conversations/${conversation.id}/messages`,
         userToken,
-      )) as { content: string; status: string; toolSteps: Record<string, unknown>[] }[];
+      )) as { items: { content: string; status: string; toolSteps: Record<string, unknown>[] }[] };
       const reply = messages.at(-1)!;
       expect(reply.status).toBe('complete');
       expect(reply.content).toContain(`The tool answered: ${forecastFor(ADDRESS)}`);

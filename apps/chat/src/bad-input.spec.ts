@@ -134,8 +134,14 @@ describe('bad input to the chat API', () => {
     const model = await chat.api
       .patch(`/api/admin/models/${modelId}`)
       .set(admin)
-      .send({ name: null, open: null })
+      .send({ name: null, open: null, platform: null, purpose: null, toolMode: null })
       .expect(400);
-    expect(fieldsOf(model.body).sort()).toEqual(['name', 'open']);
+    expect(fieldsOf(model.body).sort()).toEqual([
+      'name',
+      'open',
+      'platform',
+      'purpose',
+      'toolMode',
+    ]);
   });
 });

@@ -116,7 +116,8 @@ describe('the chat command line', () => {
       });
 
       const records = await chat.api.get('/api/admin/api-keys').set(admin).expect(200);
-      expect(records.body).toHaveLength(2);
+      expect(records.body.total).toBe(2);
+      expect(records.body.items).toHaveLength(2);
     });
 
     it('refuses bad arguments with the usage', async () => {

@@ -1,6 +1,6 @@
 import { resetChatData, startChat, type ChatHarness } from './testing/chat-harness.fixture.js';
 
-// The endpoints the web app relies on (issue 6, "Contract"), as the OpenAPI document
+// The endpoints the web app relies on (docs/specification.md, "Endpoints"), as the OpenAPI document
 // describes them: a route missing or renamed fails here first.
 
 const CONTRACT: [string, string][] = [
@@ -71,6 +71,40 @@ describe('OpenAPI', () => {
         'EditionResponse',
       ]),
     );
+  });
+
+  it('answers every list as {items, total}', async () => {
+    type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema> };
+    const document = (await chat.api.get('/api/docs-json').expect(200)).body as {
+      paths: Record<string, { get?: { responses: Record<string, { content?: unknown }> } }>;
+      components: { schemas: Record<string, Schema> };
+    };
+    const resolve = (schema: Schema): Schema =>
+      schema.$ref ? document.components.schemas[schema.$ref.split('/').at(-1)!]! : schema;
+    const answers = Object.entries(document.paths).flatMap(([path, methods]) => {
+      const content = methods.get?.responses['200']?.content as
+        Record<string, { schema: Schema }> | undefined;
+      const schema = content?.['application/json']?.schema;
+      return schema ? [{ path, schema: resolve(schema) }] : [];
+    });
+    const lists = answers.filter(({ schema }) => schema.properties?.['items']);
+    expect(answers.filter(({ schema }) => schema.type === 'array')).toEqual([]);
+    expect(lists.map(({ path }) => path)).toEqual(
+      expect.arrayContaining([
+        '/api/models',
+        '/api/conversations',
+        '/api/conversations/{id}/messages',
+        '/api/mcp-servers',
+        '/api/admin/models',
+        '/api/admin/api-keys',
+        '/api/admin/mcp-servers',
+        '/api/admin/users',
+      ]),
+    );
+    for (const { schema } of lists) {
+      expect(schema.properties?.['items']?.type).toBe('array');
+      expect(schema.properties?.['total']?.type).toBe('number');
+    }
   });
 
   it('serves the browsable page', async () => {

@@ -5,9 +5,11 @@ import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { apiValidationPipe } from '@switchyard/service';
 import { MessagesController } from './anthropic/messages.controller.js';
 import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
+import { DeploymentsController } from './azure/deployments.controller.js';
 import { RequestLog } from './accounts/request-log.js';
 import { ControlController } from './control/control.controller.js';
 import { FaultPlan } from './faults/fault-plan.js';
+import { GenerateContentController } from './gemini/generate-content.controller.js';
 import { INITIAL_ACCOUNTS } from './mock-upstream.options.js';
 import { ChatController } from './openai/chat.controller.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
@@ -29,6 +31,8 @@ export class MockUpstreamModule {
         ImagesController,
         ModelsController,
         MessagesController,
+        DeploymentsController,
+        GenerateContentController,
         ControlController,
       ],
       providers: [

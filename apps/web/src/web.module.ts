@@ -12,7 +12,8 @@ export class WebModule {
     return {
       module: WebModule,
       // Readiness does not depend on the chat backend: when it is down, web keeps serving
-      // the app and answers /api with the 502 that tells people what to check (seed §7).
+      // the app and answers /api with the 502 that tells people what to check
+      // (docs/specification.md, "Errors").
       imports: [MetricsModule.forService('web'), HealthModule.register([])],
       providers: [
         {

@@ -75,7 +75,10 @@ export class EdgeEnv extends SecretStoreEnv {
   @TextVariable({ optional: true, expects: 'a directory path' })
   DASHBOARD_DIR?: string;
 
-  /** Proxies whose X-Forwarded-For is believed (nginx on loopback, seed §4.2). */
+  /**
+   * Proxies whose X-Forwarded-For is believed (nginx on loopback: docs/specification.md,
+   * "Reverse proxy").
+   */
   @ListVariable(CIDR, 'IP addresses or CIDRs')
   TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 
@@ -193,7 +196,10 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(1000, 600_000)
   CHAT_UPSTREAM_TIMEOUT_MS: number = 120_000;
 
-  /** Model names of custom assistants: this prefix followed by the `g-…` id (seed §1.5). */
+  /**
+   * Model names of custom assistants: this prefix followed by the `g-…` id
+   * (docs/specification.md, "Model access").
+   */
   @TextVariable({
     pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
     expects: 'a model-name prefix of letters, digits, . _ or - (at most 64)',
@@ -283,7 +289,10 @@ export class WebEnv extends BaseEnv {
   @TextVariable({ optional: true, expects: 'a directory path' })
   WEB_STATIC_DIR?: string;
 
-  /** No response headers from the chat backend within this time: HTTP 502 (seed §4.2: 300 s). */
+  /**
+   * No response headers from the chat backend within this time: HTTP 502
+   * (docs/specification.md, "Reverse proxy").
+   */
   @IntegerVariable(1000, 3_600_000)
   CHAT_HEADERS_TIMEOUT_MS: number = 300_000;
 

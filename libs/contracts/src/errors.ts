@@ -70,7 +70,7 @@ export const API_ERRORS = {
   internal_error: 500,
   bad_gateway: 502,
   service_unavailable: 503,
-  // Chat application (seed §7).
+  // Chat application (docs/specification.md, "Errors").
   model_not_permitted: 403,
   address_not_whitelisted: 403,
   license_invalid: 400,

@@ -1,5 +1,5 @@
-// The OpenAI wire format as Switchyard speaks it (seed §2.7, §2.8). Requests keep every
-// field the client sent, so the types allow fields they do not name.
+// The OpenAI wire format as Switchyard speaks it (docs/specification.md, "Endpoints").
+// Requests keep every field the client sent, so the types allow fields they do not name.
 
 export interface TextContentPart {
   type: 'text';

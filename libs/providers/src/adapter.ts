@@ -14,7 +14,7 @@ export interface OutboundRequest {
 }
 
 export interface ChatRequestInput {
-  /** The client's OpenAI chat-completion body, already checked by the edge. */
+  /** The client's OpenAI body (chat completion or embeddings), already checked by the edge. */
   body: Record<string, unknown>;
   upstreamModel: string;
   /** The channel's key as sealed in the routing snapshot, opened. */
@@ -30,6 +30,8 @@ export interface AnswerContext {
   includeUsage: boolean;
   /** Seconds since the epoch, for `created`. */
   created: number;
+  /** Embeddings: the client asked for `encoding_format: base64`. */
+  base64?: boolean;
 }
 
 export interface TranslatedAnswer {
@@ -57,11 +59,23 @@ export interface StreamTranslator {
   readonly failure: string | null;
 }
 
+/** Embeddings for a provider that has them: OpenAI's request in, OpenAI's list out. */
+export interface EmbeddingsAdapter {
+  request(input: ChatRequestInput): OutboundRequest;
+  /** The provider's answer as OpenAI's embeddings list, in the encoding the client asked for. */
+  answer(body: Buffer, context: AnswerContext): Buffer;
+}
+
 export interface ChatAdapter {
   chatRequest(input: ChatRequestInput, stream: boolean): OutboundRequest;
   chatAnswer(body: Buffer, context: AnswerContext): TranslatedAnswer;
   chatStream(context: AnswerContext): StreamTranslator;
   error(status: number, body: Buffer): TranslatedError;
-  /** The HTTP status as the router's health rules should read it. */
-  healthStatus(status: number): number;
+  /**
+   * The HTTP status as the router's health rules should read it, given the error body
+   * (some providers say in the body what the status does not).
+   */
+  healthStatus(status: number, body: Buffer): number;
+  /** Absent when the provider has no embeddings endpoint (a 400 at the edge). */
+  readonly embeddings?: EmbeddingsAdapter;
 }

@@ -1,21 +1,27 @@
 import { GatewayError, type ChannelProvider } from '@switchyard/contracts';
 import type { ChatAdapter } from './adapter.js';
 import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
+import { azureAdapter } from './azure/azure.adapter.js';
+import { geminiAdapter } from './gemini/gemini.adapter.js';
 
 export type {
   AnswerContext,
   ChatAdapter,
   ChatRequestInput,
+  EmbeddingsAdapter,
   OutboundRequest,
   StreamTranslator,
   TranslatedAnswer,
   TranslatedError,
 } from './adapter.js';
 export { DEFAULT_ANTHROPIC_VERSION } from './anthropic/anthropic.adapter.js';
+export { DEFAULT_AZURE_API_VERSION } from './azure/azure.adapter.js';
 export { defaultMaxTokens } from './anthropic/anthropic-request.js';
 
 const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
   anthropic: anthropicAdapter,
+  azure: azureAdapter,
+  gemini: geminiAdapter,
 };
 
 /**

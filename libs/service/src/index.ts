@@ -22,6 +22,15 @@ export {
 } from './json-body.js';
 export { Optional } from './optional.js';
 export {
+  PageOf,
+  PageQueryOf,
+  skipTake,
+  wholeList,
+  type Page,
+  type PageSizes,
+  type PageWindow,
+} from './pagination.js';
+export {
   CONTENT_SECURITY_POLICY,
   IMMUTABLE,
   REVALIDATE,

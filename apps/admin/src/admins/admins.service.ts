@@ -7,7 +7,8 @@ import { AuditService } from '../audit/audit.service.js';
 import { AdminUsersRepository } from '../auth/admin-users.repository.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
-import { skipTake, type Page, type PageQuery } from '../common/pagination.js';
+import { type PageQuery } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { type AdminResponse, type CreateAdminDto, type UpdateAdminDto } from './admins.dto.js';
 
 /** Administrators, managed by owners. At least one enabled owner always remains. */

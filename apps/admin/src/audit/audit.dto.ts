@@ -1,8 +1,8 @@
-import { INT4_MAX } from '@switchyard/service';
+import { INT4_MAX, PageOf } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { PageOf, PageQuery } from '../common/pagination.js';
+import { PageQuery } from '../common/pagination.js';
 import { IsoDateQuery } from '../common/validators.js';
 
 export class AuditQuery extends PageQuery {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type AuditLog } from '@switchyard/db';
 import { AuditRepository, type AuditEntry, type Db } from '@switchyard/gateway-store';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { toDate } from '../common/validators.js';
 import { type AuditEntryResponse, type AuditQuery } from './audit.dto.js';
 

@@ -7,7 +7,8 @@ import { AdminUsersRepository } from './admin-users.repository.js';
 
 /**
  * At start, when no administrator exists, creates the first one from `ADMIN_USERNAME` /
- * `ADMIN_PASSWORD` as an owner who must change the password at first login (seed §5.3).
+ * `ADMIN_PASSWORD` as an owner who must change the password at first login
+ * (docs/specification.md, "Users and administrators").
  * Replicas starting together serialise on an advisory lock, so exactly one creates it.
  */
 @Injectable()

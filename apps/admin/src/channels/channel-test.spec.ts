@@ -124,6 +124,53 @@ describe('channel test', () => {
     expect(response.text).not.toContain(HEALTHY);
   });
 
+  it("speaks the channel's provider: a gemini reply, an azure refusal in OpenAI's words, bedrock not yet", async () => {
+    const gemini = await channel({
+      provider: 'gemini',
+      baseUrl: upstream.url,
+      keys: [HEALTHY],
+      models: ['gemini-2.5-flash'],
+      modelMapping: {},
+    });
+    const replied = await h
+      .api(admin.token)
+      .post(`/api/channels/${gemini.id}/test`, {})
+      .expect(200);
+    expect(replied.body).toMatchObject({
+      ok: true,
+      status: 200,
+      reply: 'Echo: ping',
+      answeredModel: 'gemini-2.5-flash',
+    });
+    const azure = await channel({
+      provider: 'azure',
+      providerSettings: { apiVersion: '2024-10-21' },
+      baseUrl: upstream.url,
+      keys: [BANNED],
+      models: ['gpt-4o'],
+    });
+    const refused = await h.api(admin.token).post(`/api/channels/${azure.id}/test`, {}).expect(200);
+    expect(refused.body).toMatchObject({
+      ok: false,
+      status: 401,
+      upstreamModel: 'gpt-4o-mini',
+      error: { code: 'invalid_api_key', message: expect.stringContaining('Access denied') },
+    });
+    const bedrock = await channel({
+      provider: 'bedrock',
+      providerSettings: { region: 'us-east-1' },
+    });
+    const unsupported = await h
+      .api(admin.token)
+      .post(`/api/channels/${bedrock.id}/test`, {})
+      .expect(200);
+    expect(unsupported.body).toMatchObject({
+      ok: false,
+      status: null,
+      error: { code: 'unsupported_provider' },
+    });
+  });
+
   it('needs a model when the channel lists only prefixes, and a key of its own', async () => {
     const { id } = await channel({ models: ['gpt-4-gizmo-*'], modelMapping: {} });
     const noModel = await h.api(admin.token).post(`/api/channels/${id}/test`, {}).expect(400);

@@ -1,15 +1,83 @@
 import { Injectable } from '@nestjs/common';
 import { AdminEnv } from '@switchyard/config';
+import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { maskCredentials } from '@switchyard/observability';
+import { chatAdapterFor, type ChatAdapter } from '@switchyard/providers';
 import { request } from 'undici';
 import { type ChannelTestError } from './channels.dto.js';
 
-export interface ChannelProbe {
+export interface UpstreamAccount {
   baseUrl: string;
   /** The upstream key, unsealed; used for this one request and never reported. */
   secret: string;
+}
+
+export interface ChannelProbe extends UpstreamAccount {
   /** The model name sent upstream. */
   model: string;
+  /** The channel's wire format: the test speaks it, as the edge does (docs/providers.md). */
+  provider: ChannelProvider;
+  settings: ProviderSettings;
+}
+
+interface TestRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+  /** The upstream's answer in OpenAI's format (the identity for `openai` channels). */
+  toOpenAI(status: number, text: string): string;
+}
+
+const PING = { messages: [{ role: 'user', content: 'ping' }], max_tokens: 8 };
+
+/** The ping in the channel's own format, or null when no adapter converts for its provider. */
+function testRequest(target: ChannelProbe): TestRequest | null {
+  let adapter: ChatAdapter | null;
+  try {
+    adapter = chatAdapterFor(target.provider);
+  } catch {
+    return null;
+  }
+  if (!adapter) {
+    return {
+      url: `${target.baseUrl}/v1/chat/completions`,
+      headers: { authorization: `Bearer ${target.secret}` },
+      body: JSON.stringify({ model: target.model, ...PING }),
+      toOpenAI: (_status, text) => text,
+    };
+  }
+  const converting = adapter;
+  const outbound = converting.chatRequest(
+    {
+      body: { model: target.model, ...PING },
+      upstreamModel: target.model,
+      secret: target.secret,
+      settings: target.settings,
+    },
+    false,
+  );
+  return {
+    url: `${target.baseUrl}${outbound.path}`,
+    headers: outbound.headers,
+    body: outbound.body,
+    toOpenAI(status, text) {
+      const answer = Buffer.from(text);
+      try {
+        return (
+          status < 300
+            ? converting.chatAnswer(answer, {
+                model: target.model,
+                includeUsage: false,
+                created: 0,
+              })
+            : converting.error(status, answer)
+        ).body.toString('utf8');
+      } catch {
+        // Not the provider's JSON: reported as the upstream sent it.
+        return text;
+      }
+    },
+  };
 }
 
 export type ProbeOutcome =
@@ -20,12 +88,12 @@ const MAX_BODY_BYTES = 256 * 1024;
 const MAX_REPLY_CHARS = 500;
 const MAX_MESSAGE_CHARS = 500;
 
-/** Sends the smallest useful chat request to a channel and reports what came back. */
+/** Sends the smallest useful chat request to a channel, in its provider's format, and reports what came back. */
 @Injectable()
 export class ChannelTester {
   constructor(private readonly env: AdminEnv) {}
 
-  listModels(target: Omit<ChannelProbe, 'model'>): Promise<UpstreamModelList> {
+  listModels(target: UpstreamAccount): Promise<UpstreamModelList> {
     return listUpstreamModels(target, this.env.CHANNEL_TEST_TIMEOUT_MS);
   }
 
@@ -36,26 +104,34 @@ export class ChannelTester {
     const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
     const deadline = AbortSignal.timeout(timeoutMs);
     let status: number | null = null;
+    const ping = testRequest(target);
+    if (!ping) {
+      return {
+        ok: false,
+        status,
+        latencyMs: 0,
+        error: {
+          code: 'unsupported_provider',
+          message: `The gateway cannot convert requests for ${target.provider} channels yet.`,
+        },
+      };
+    }
     try {
-      const response = await request(`${target.baseUrl}/v1/chat/completions`, {
+      const response = await request(ping.url, {
         method: 'POST',
         headers: {
+          ...ping.headers,
           accept: 'application/json',
-          authorization: `Bearer ${target.secret}`,
           'content-type': 'application/json',
           'user-agent': 'switchyard-admin/channel-test',
         },
-        body: JSON.stringify({
-          model: target.model,
-          messages: [{ role: 'user', content: 'ping' }],
-          max_tokens: 8,
-        }),
+        body: ping.body,
         signal: deadline,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
       status = response.statusCode;
-      const text = await readAtMost(response.body, MAX_BODY_BYTES);
+      const text = ping.toOpenAI(status, await readAtMost(response.body, MAX_BODY_BYTES));
       const latencyMs = elapsed();
       const body = parseJson(text);
       if (status >= 200 && status < 300) {
@@ -122,7 +198,7 @@ const MAX_MODELS = 2000;
 
 /** Asks an upstream for its `/v1/models`, so an administrator can pick a channel's models. */
 async function listUpstreamModels(
-  target: Omit<ChannelProbe, 'model'>,
+  target: UpstreamAccount,
   timeoutMs: number,
 ): Promise<UpstreamModelList> {
   const started = performance.now();

@@ -192,7 +192,7 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Send a minimal chat request through the channel',
     description:
-      'Sends `{"model", "messages":[{"role":"user","content":"ping"}], "max_tokens":8}` to `<baseUrl>/v1/chat/completions` with one key (the model mapping applied) and reports status, latency and the reply or the error. Answers 200 either way; `ok` tells.',
+      'Sends `{"model", "messages":[{"role":"user","content":"ping"}], "max_tokens":8}` to `<baseUrl>/v1/chat/completions` with one key (the model mapping applied) and reports status, latency and the reply or the error. A channel of another provider than openai gets the same request in its own format, converted as the edge does (docs/providers.md); its reply and errors are reported in OpenAI\'s words, `unsupported_provider` when no conversion exists yet. Answers 200 either way; `ok` tells.',
   })
   @ApiOkResponse({ type: ChannelTestResult })
   @ApiValidationErrors()

@@ -1,4 +1,4 @@
-import { INT4_MAX } from '@switchyard/service';
+import { INT4_MAX, PageOf } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ChannelKind, ChannelProvider, ChannelStatus } from '@switchyard/db';
 import { Type } from 'class-transformer';
@@ -19,7 +19,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PageOf, PageQuery } from '../common/pagination.js';
+import { PageQuery } from '../common/pagination.js';
 import {
   GROUP_PATTERN,
   IsBaseUrl,

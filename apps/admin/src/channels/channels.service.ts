@@ -13,7 +13,7 @@ import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyar
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { normalizeBaseUrl } from '../common/validators.js';
 import { ChangeEvents } from '../events/change-events.js';
 import { ChannelTester } from './channel-tester.js';
@@ -209,6 +209,8 @@ export class ChannelsService {
       baseUrl: channel.baseUrl,
       secret: this.unseal(key),
       model: upstreamModel,
+      provider: channel.provider,
+      settings: mappingOf(channel.providerSettings),
     });
     await this.audit.record({
       actor,

@@ -143,14 +143,30 @@ describe('channels', () => {
       provider: 'bedrock',
       providerSettings: { region: 'eu-west-1' },
     });
+    const azure = await create({
+      provider: 'azure',
+      providerSettings: { apiVersion: '2025-04-01-preview' },
+    });
+    expect(azure).toMatchObject({
+      provider: 'azure',
+      providerSettings: { apiVersion: '2025-04-01-preview' },
+    });
+    expect(await create({ provider: 'gemini' })).toMatchObject({
+      provider: 'gemini',
+      providerSettings: {},
+    });
     const bad = await api
       .post(
         '/api/channels',
-        channelBody({ provider: 'cohere', providerSettings: { region: 'moon', extra: 1 } }),
+        channelBody({
+          provider: 'cohere',
+          providerSettings: { region: 'moon', apiVersion: 'latest', extra: 1 },
+        }),
       )
       .expect(400);
     expect(bad.body.error.fields.map((f: { field: string }) => f.field).sort()).toEqual([
       'provider',
+      'providerSettings.apiVersion',
       'providerSettings.extra',
       'providerSettings.region',
     ]);

@@ -182,7 +182,8 @@ export function IsBaseUrl(options?: ValidationOptions): PropertyDecorator {
 
 /**
  * The base address requests are sent under (`<base>/v1/chat/completions`): trailing
- * slashes go, and so does a full endpoint or `/v1` given by habit (seed §9, v4.1.1).
+ * slashes go, and so does a full endpoint or `/v1` given by habit (docs/specification.md,
+ * "Chat upstream records").
  */
 export function normalizeBaseUrl(value: string): string {
   let base = value.trim().replace(/\/+$/, '');

@@ -10,7 +10,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { PageOf, PageQuery } from '../common/pagination.js';
+import { PageQuery } from '../common/pagination.js';
+import { PageOf } from '@switchyard/service';
 import { IsModelPattern } from '../common/validators.js';
 
 const MAX_PRICE = 2_147_483_647;

@@ -3,7 +3,7 @@ import { ApiError } from '@switchyard/contracts';
 import { type ModelPrice } from '@switchyard/db';
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { ChangeEvents } from '../events/change-events.js';
 import { PricesRepository } from './prices.repository.js';
 import {

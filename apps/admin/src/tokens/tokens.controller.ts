@@ -54,7 +54,7 @@ export class TokensController {
   @ApiOperation({
     summary: 'Create the three tokens of a chat installation at once',
     description:
-      'One for chat, one for drawing with the image model, one for the image-generation service (seed §2.4), with the same settings, in one transaction. Each carries its `key` this once.',
+      'One for chat, one for drawing with the image model, one for the image-generation service, with the same settings, in one transaction. Each carries its `key` this once.',
   })
   @ApiCreatedResponse({ type: TokenBundleResponse })
   @ApiValidationErrors()

@@ -1,4 +1,4 @@
-import { INT4_MAX } from '@switchyard/service';
+import { INT4_MAX, PageOf } from '@switchyard/service';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -16,7 +16,7 @@ import {
   Min,
   isISO8601,
 } from 'class-validator';
-import { PageOf, PageQuery } from '../common/pagination.js';
+import { PageQuery } from '../common/pagination.js';
 import {
   GROUP_PATTERN,
   IsIpOrCidr,
@@ -28,7 +28,10 @@ import {
 export const TOKEN_STATUSES = ['enabled', 'disabled', 'exhausted', 'expired'] as const;
 export type TokenStatusView = (typeof TOKEN_STATUSES)[number];
 
-/** The three tokens of seed §2.4, by purpose, and the suffix each one's name gets. */
+/**
+ * The bundle of three tokens (docs/specification.md, "Tokens"), by purpose, and the suffix
+ * each one's name gets.
+ */
 export const BUNDLE_PURPOSES = {
   chat: '-chat',
   imageModel: '-image-model',

@@ -6,7 +6,7 @@ import { generateGatewayToken, lastFour, sha256Hex } from '@switchyard/security'
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { ChangeEvents } from '../events/change-events.js';
 import {
   BUNDLE_PURPOSES,
@@ -59,7 +59,10 @@ export class TokensService {
     return { ...toTokenResponse(created.token, new Date()), key: created.key };
   }
 
-  /** The three tokens of seed §2.4 (chat, image model, image service), in one transaction. */
+  /**
+   * The bundle of docs/specification.md, "Tokens" (chat, image model, image service), in
+   * one transaction.
+   */
   async createBundle(actor: Actor, dto: CreateTokenBundleDto): Promise<TokenBundleResponse> {
     const expiresAt = futureDate(dto.expiresAt);
     const created = await this.tokens.transaction(async (db) => {

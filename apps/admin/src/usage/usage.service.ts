@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
-import { skipTake, type Page } from '../common/pagination.js';
+import { skipTake, type Page } from '@switchyard/service';
 import { toDate } from '../common/validators.js';
 import { UsageRepository, type UsageGroupRow, type UsageLogWithNames } from './usage.repository.js';
 import {

@@ -1,7 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IntIdPipe } from '../common/id.pipes.js';
-import { A2aAgentResponse, CreateA2aAgentDto, UpdateA2aAgentDto } from './a2a-agents.dto.js';
+import {
+  A2aAgentPageResponse,
+  A2aAgentResponse,
+  CreateA2aAgentDto,
+  UpdateA2aAgentDto,
+} from './a2a-agents.dto.js';
 import { A2aAgentsService } from './a2a-agents.service.js';
 
 @ApiTags('admin: A2A agents')
@@ -11,8 +16,8 @@ export class A2aAgentsController {
   constructor(private readonly agents: A2aAgentsService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [A2aAgentResponse] })
-  list(): Promise<A2aAgentResponse[]> {
+  @ApiResponse({ status: 200, type: A2aAgentPageResponse })
+  list(): Promise<A2aAgentPageResponse> {
     return this.agents.list();
   }
 

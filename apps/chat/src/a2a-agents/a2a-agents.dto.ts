@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches } from 'class-validator';
-import { Optional } from '@switchyard/service';
+import { Optional, PageOf } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 /** The name becomes the tool `delegate_to_<name>`: at most 64 characters in all. */
@@ -93,3 +93,5 @@ export class A2aAgentResponse {
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
+
+export class A2aAgentPageResponse extends PageOf(A2aAgentResponse) {}

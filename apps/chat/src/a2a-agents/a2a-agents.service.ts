@@ -3,10 +3,12 @@ import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type A2aAgent } from '@switchyard/db';
 import { SecretCipher } from '@switchyard/security';
+import { wholeList } from '@switchyard/service';
 import { validateHeaders } from '../common/request-headers.js';
 import { delegateToolName, type Delegate } from '../tools/delegate.js';
 import { type UnreachableServer } from '../tools/toolbox.js';
 import {
+  type A2aAgentPageResponse,
   type A2aAgentResponse,
   type CreateA2aAgentDto,
   type UpdateA2aAgentDto,
@@ -30,8 +32,9 @@ export class A2aAgentsService {
     private readonly env: ChatEnv,
   ) {}
 
-  async list(): Promise<A2aAgentResponse[]> {
-    return Promise.all((await this.agents.listAgents()).map((row) => this.describe(row)));
+  async list(): Promise<A2aAgentPageResponse> {
+    const rows = await this.agents.listAgents();
+    return wholeList(await Promise.all(rows.map((row) => this.describe(row))));
   }
 
   async get(id: number): Promise<A2aAgentResponse> {

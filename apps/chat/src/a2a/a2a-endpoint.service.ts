@@ -50,8 +50,7 @@ export class A2aEndpointService {
 
   /** The card as seen from `origin`; asks every enabled MCP server for its tools. */
   async card(origin: string): Promise<unknown> {
-    const servers = await this.servers.listAvailable();
-    const connections = await this.servers.connect(servers.map((server) => server.id));
+    const connections = await this.servers.connect(await this.servers.enabledIds());
     try {
       const tools = connections.flatMap((c) =>
         c.session ? c.session.tools.map((tool) => ({ server: c.server.name, tool })) : [],

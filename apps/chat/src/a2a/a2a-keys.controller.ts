@@ -2,7 +2,12 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, type Principal } from '../auth/principal.js';
 import { IntIdPipe } from '../common/id.pipes.js';
-import { A2aKeyResponse, CreateA2aKeyDto, CreatedA2aKeyResponse } from './a2a-keys.dto.js';
+import {
+  A2aKeyPageResponse,
+  A2aKeyResponse,
+  CreateA2aKeyDto,
+  CreatedA2aKeyResponse,
+} from './a2a-keys.dto.js';
 import { A2aKeysService } from './a2a-keys.service.js';
 
 /** The signed-in user's own A2A keys. */
@@ -13,8 +18,8 @@ export class A2aKeysController {
   constructor(private readonly keys: A2aKeysService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [A2aKeyResponse] })
-  list(@CurrentUser() principal: Principal): Promise<A2aKeyResponse[]> {
+  @ApiResponse({ status: 200, type: A2aKeyPageResponse })
+  list(@CurrentUser() principal: Principal): Promise<A2aKeyPageResponse> {
     return this.keys.list(principal);
   }
 

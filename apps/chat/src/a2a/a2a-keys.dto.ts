@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
+import { PageOf } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 
@@ -27,3 +28,5 @@ export class A2aKeyResponse {
 export class CreatedA2aKeyResponse extends A2aKeyResponse {
   @ApiProperty({ description: 'The key itself: shown this once, never again' }) key!: string;
 }
+
+export class A2aKeyPageResponse extends PageOf(A2aKeyResponse) {}

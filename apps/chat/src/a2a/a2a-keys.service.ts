@@ -2,9 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type A2aKey } from '@switchyard/db';
 import { generateA2aKey, lastFour, sha256Hex } from '@switchyard/security';
+import { wholeList } from '@switchyard/service';
 import { type Principal } from '../auth/principal.js';
 import { toPrincipal } from '../users/users.mapper.js';
 import {
+  type A2aKeyPageResponse,
   type A2aKeyResponse,
   type CreateA2aKeyDto,
   type CreatedA2aKeyResponse,
@@ -55,8 +57,8 @@ export class A2aKeysService {
     return { ...toResponse(row), key };
   }
 
-  async list(principal: Principal): Promise<A2aKeyResponse[]> {
-    return (await this.keys.listOwned(principal.id)).map(toResponse);
+  async list(principal: Principal): Promise<A2aKeyPageResponse> {
+    return wholeList((await this.keys.listOwned(principal.id)).map(toResponse));
   }
 
   async revoke(principal: Principal, id: number): Promise<A2aKeyResponse> {

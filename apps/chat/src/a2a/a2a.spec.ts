@@ -147,7 +147,7 @@ describe('the chat app as an A2A agent', () => {
     it('shows a key once, stores only its hash, lists it without the key', async () => {
       expect(key).toMatch(/^a2a-[A-Za-z0-9]{43}$/);
       const listed = await chat.api.get('/api/me/a2a-keys').set(bearer(user.token)).expect(200);
-      expect(listed.body).toEqual([
+      expect(listed.body.items).toEqual([
         expect.objectContaining({ name: 'tests', lastFour: key.slice(-4), revokedAt: null }),
       ]);
       expect(JSON.stringify(listed.body)).not.toContain(key);
@@ -452,7 +452,8 @@ describe('the chat app as an A2A agent', () => {
 
     it('lists registered agents with their card and whether they answer; administrators only', async () => {
       const listed = await chat.api.get('/api/admin/a2a-agents').set(admin).expect(200);
-      expect(listed.body).toEqual([
+      expect(listed.body.total).toBe(2);
+      expect(listed.body.items).toEqual([
         expect.objectContaining({
           name: 'remote',
           tool: 'delegate_to_remote',

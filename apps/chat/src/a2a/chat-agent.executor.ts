@@ -208,12 +208,11 @@ export class ChatAgentExecutor implements AgentExecutor {
       throw new ApiError('service_unavailable', `The A2A model "${name}" is not a chat model`);
     }
     const targets = await this.rotation.next(model.purpose);
-    const servers = await this.servers.listAvailable();
     return {
       model,
       targets,
       turns: [{ role: 'user', content: text }],
-      mcpServerIds: servers.map((server) => server.id),
+      mcpServerIds: await this.servers.enabledIds(),
     };
   }
 }

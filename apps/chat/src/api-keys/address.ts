@@ -1,6 +1,7 @@
-// The address of an API key record is the provider's base URL (seed §2.1). Before v4.1.1
-// records held the full endpoint, `{base}/v1/chat/completions` (seed §9.1); such an
-// address is still accepted and cut to its base, and the record remembers that it was.
+// The address of an API key record is the provider's base URL. Before v4.1.1 records held
+// the full endpoint, `{base}/v1/chat/completions` (docs/specification.md, "Chat upstream
+// records"); such an address is still accepted and cut to its base, and the record
+// remembers that it was.
 
 export interface NormalizedAddress {
   /** The base URL: scheme, host, optional port and path, no trailing slash. */

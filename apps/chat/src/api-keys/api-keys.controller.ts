@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IntIdPipe } from '../common/id.pipes.js';
 import {
+  ApiKeyPageResponse,
   ApiKeyResponse,
   CreateApiKeyDto,
   ListApiKeysQuery,
@@ -16,8 +17,8 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [ApiKeyResponse] })
-  list(@Query() query: ListApiKeysQuery): Promise<ApiKeyResponse[]> {
+  @ApiResponse({ status: 200, type: ApiKeyPageResponse })
+  list(@Query() query: ListApiKeysQuery): Promise<ApiKeyPageResponse> {
     return this.apiKeys.list(query.purpose);
   }
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import {
@@ -8,7 +8,7 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
-import { Optional } from '@switchyard/service';
+import { Optional, PageOf } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const KEY = /^\S+$/;
@@ -17,7 +17,7 @@ const PURPOSE_MESSAGE = `purpose must be one of ${PURPOSES.join(', ')}`;
 
 export class CreateApiKeyDto {
   @ApiPropertyOptional({ enum: PLATFORMS, default: 'openai' })
-  @IsOptional()
+  @Optional()
   @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
   platform?: PlatformName;
 
@@ -39,46 +39,21 @@ export class CreateApiKeyDto {
   key!: string;
 
   @ApiPropertyOptional({ enum: PURPOSES, default: 'chat' })
-  @IsOptional()
-  @IsIn(PURPOSES, { message: PURPOSE_MESSAGE })
-  purpose?: PurposeName;
-
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
-}
-
-export class UpdateApiKeyDto {
-  @ApiPropertyOptional({ enum: PLATFORMS })
-  @Optional()
-  @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
-  platform?: PlatformName;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @IsString()
-  @MaxLength(2048)
-  address?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @trim
-  @IsString()
-  @Length(1, 512, { message: KEY_MESSAGE })
-  @Matches(KEY, { message: KEY_MESSAGE })
-  key?: string;
-
-  @ApiPropertyOptional({ enum: PURPOSES })
   @Optional()
   @IsIn(PURPOSES, { message: PURPOSE_MESSAGE })
   purpose?: PurposeName;
 
-  @ApiPropertyOptional({ description: 'Disabled records take no part in round-robin (seed §3)' })
+  @ApiPropertyOptional({
+    default: true,
+    description:
+      'Disabled records take no part in the round-robin (docs/specification.md, "Chat upstream records")',
+  })
   @Optional()
   @IsBoolean()
   enabled?: boolean;
 }
+
+export class UpdateApiKeyDto extends PartialType(CreateApiKeyDto, { skipNullProperties: false }) {}
 
 export class ListApiKeysQuery {
   @ApiPropertyOptional({ enum: PURPOSES })
@@ -99,3 +74,5 @@ export class ApiKeyResponse {
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
+
+export class ApiKeyPageResponse extends PageOf(ApiKeyResponse) {}

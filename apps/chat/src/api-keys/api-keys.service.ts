@@ -2,10 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, type ApiKeyRecord } from '@switchyard/db';
 import { lastFour, SecretCipher } from '@switchyard/security';
+import { wholeList } from '@switchyard/service';
 import { type PurposeName } from '../common/platform.js';
 import { EditionsService } from '../editions/editions.service.js';
 import { InvalidAddressError, normalizeAddress, type NormalizedAddress } from './address.js';
-import { type ApiKeyResponse, type CreateApiKeyDto, type UpdateApiKeyDto } from './api-keys.dto.js';
+import {
+  type ApiKeyPageResponse,
+  type ApiKeyResponse,
+  type CreateApiKeyDto,
+  type UpdateApiKeyDto,
+} from './api-keys.dto.js';
 import { ApiKeysRepository, type ApiKeyFields } from './api-keys.repository.js';
 
 function toResponse(record: ApiKeyRecord): ApiKeyResponse {
@@ -45,8 +51,8 @@ export class ApiKeysService {
     private readonly cipher: SecretCipher,
   ) {}
 
-  async list(purpose?: PurposeName): Promise<ApiKeyResponse[]> {
-    return (await this.records.listRecords(purpose)).map(toResponse);
+  async list(purpose?: PurposeName): Promise<ApiKeyPageResponse> {
+    return wholeList((await this.records.listRecords(purpose)).map(toResponse));
   }
 
   async get(id: number): Promise<ApiKeyResponse> {

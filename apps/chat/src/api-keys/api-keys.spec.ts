@@ -160,7 +160,8 @@ describe('admin: API key records', () => {
       .query({ purpose: 'drawing' })
       .set(admin)
       .expect(200);
-    expect((drawing.body as ApiKeyRecord[]).map((r) => r.id)).toEqual([record.id]);
+    expect(drawing.body.total).toBe(1);
+    expect((drawing.body.items as ApiKeyRecord[]).map((r) => r.id)).toEqual([record.id]);
   });
 
   it('deletes a record; a missing one is 404', async () => {

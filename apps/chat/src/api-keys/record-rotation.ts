@@ -8,9 +8,10 @@ import { EditionsService } from '../editions/editions.service.js';
 import { type UpstreamTarget } from '../upstream/upstream-target.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 
-// Round-robin over the enabled records of a purpose (seed §2.1): a counter per purpose in
-// Redis, shared by every chat instance, picks the record to start with; the others follow
-// in order, each at most once, for when the first fails.
+// Round-robin over the enabled records of a purpose (docs/specification.md, "Chat upstream
+// records"): a counter per purpose in Redis, shared by every chat instance, picks the
+// record to start with; the others follow in order, each at most once, for when the first
+// fails.
 
 const counterKey = (purpose: PurposeName) => `chat:rr:${purpose}`;
 

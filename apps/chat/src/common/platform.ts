@@ -1,5 +1,6 @@
-// From v4.1.1 the chat application speaks only the OpenAI format upstream (seed §1.7,
-// §9.1); every other platform is reached through the gateway.
+// From v4.1.1 the chat application speaks only the OpenAI format upstream
+// (docs/specification.md, "Upstream formats"); every other platform is reached through the
+// gateway.
 
 export const PLATFORMS = ['openai'] as const;
 export type PlatformName = (typeof PLATFORMS)[number];

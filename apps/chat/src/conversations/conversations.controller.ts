@@ -14,13 +14,13 @@ import { ApiBearerAuth, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagge
 import { type FastifyReply } from 'fastify';
 import { CurrentUser, type Principal } from '../auth/principal.js';
 import { UuidPipe } from '../common/id.pipes.js';
+import { PageQuery } from '../common/page-query.js';
 import {
   ConversationPageResponse,
   ConversationResponse,
   CreateConversationDto,
   DeleteMessagesQuery,
-  ListConversationsQuery,
-  MessageResponse,
+  MessagePageResponse,
   SendMessageDto,
   UpdateConversationDto,
 } from './conversations.dto.js';
@@ -50,7 +50,7 @@ export class ConversationsController {
   @ApiResponse({ status: 200, type: ConversationPageResponse })
   list(
     @CurrentUser() principal: Principal,
-    @Query() query: ListConversationsQuery,
+    @Query() query: PageQuery,
   ): Promise<ConversationPageResponse> {
     return this.conversations.list(principal, query);
   }
@@ -80,13 +80,15 @@ export class ConversationsController {
     return this.conversations.remove(principal, id);
   }
 
+  /** The conversation's messages, oldest first. */
   @Get(':id/messages')
-  @ApiResponse({ status: 200, type: [MessageResponse] })
+  @ApiResponse({ status: 200, type: MessagePageResponse })
   history(
     @CurrentUser() principal: Principal,
     @Param('id', UuidPipe) id: string,
-  ): Promise<MessageResponse[]> {
-    return this.conversations.messages(principal, id);
+    @Query() query: PageQuery,
+  ): Promise<MessagePageResponse> {
+    return this.conversations.messages(principal, id, query);
   }
 
   /** Deletes a message and every later one: how a reply is regenerated, or a question

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -12,14 +12,14 @@ import {
   Min,
 } from 'class-validator';
 import { MODEL_NAME } from '../common/platform.js';
-import { Optional } from '@switchyard/service';
+import { Optional, PageOf } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const MODEL_MESSAGE = 'model must be a model name';
 
 export class CreateConversationDto {
   @ApiPropertyOptional({ default: 'New conversation', maxLength: 200 })
-  @IsOptional()
+  @Optional()
   @trim
   @IsString()
   @Length(1, 200)
@@ -40,47 +40,9 @@ export class CreateConversationDto {
   mcpServerIds?: number[];
 }
 
-export class UpdateConversationDto {
-  @ApiPropertyOptional({ maxLength: 200 })
-  @Optional()
-  @trim
-  @IsString()
-  @Length(1, 200)
-  title?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @IsString()
-  @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
-  model?: string;
-
-  @ApiPropertyOptional({ type: [Number], description: 'MCP servers enabled here' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(32)
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(2 ** 31 - 1, { each: true })
-  mcpServerIds?: number[];
-}
-
-export class ListConversationsQuery {
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  page?: number;
-
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 200 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  pageSize?: number;
-}
+export class UpdateConversationDto extends PartialType(CreateConversationDto, {
+  skipNullProperties: false,
+}) {}
 
 export class DeleteMessagesQuery {
   @ApiProperty({
@@ -118,10 +80,7 @@ export class ConversationResponse {
   @ApiProperty() updatedAt!: string;
 }
 
-export class ConversationPageResponse {
-  @ApiProperty({ type: [ConversationResponse] }) items!: ConversationResponse[];
-  @ApiProperty() total!: number;
-}
+export class ConversationPageResponse extends PageOf(ConversationResponse) {}
 
 export class TokenUsage {
   @ApiProperty() promptTokens!: number;
@@ -147,3 +106,5 @@ export class MessageResponse {
   @ApiProperty({ type: TokenUsage }) usage!: TokenUsage;
   @ApiProperty() createdAt!: string;
 }
+
+export class MessagePageResponse extends PageOf(MessageResponse) {}

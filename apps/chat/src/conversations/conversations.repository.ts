@@ -8,9 +8,15 @@ import {
   type Message,
 } from '@switchyard/db';
 
-export interface ConversationPage {
-  rows: Conversation[];
+export interface Rows<T> {
+  rows: T[];
   total: number;
+}
+
+/** Which rows of a list to read. */
+export interface RowWindow {
+  skip: number;
+  take: number;
 }
 
 export interface AssistantReply {
@@ -32,16 +38,23 @@ export class ConversationsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** The user's conversations, most recently active first. */
-  async listConversations(userId: number, skip: number, take: number): Promise<ConversationPage> {
-    const [rows, total] = await this.prisma.$transaction([
+  listConversations(userId: number, window: RowWindow): Promise<Rows<Conversation>> {
+    return this.rowsAndTotal(
       this.prisma.conversation.findMany({
         where: { userId },
         orderBy: [{ updatedAt: 'desc' }, { id: 'asc' }],
-        skip,
-        take,
+        ...window,
       }),
       this.prisma.conversation.count({ where: { userId } }),
-    ]);
+    );
+  }
+
+  /** A page of rows and the count over all pages, read in one transaction so they agree. */
+  private async rowsAndTotal<T>(
+    page: Prisma.PrismaPromise<T[]>,
+    count: Prisma.PrismaPromise<number>,
+  ): Promise<Rows<T>> {
+    const [rows, total] = await this.prisma.$transaction([page, count]);
     return { rows, total };
   }
 
@@ -77,11 +90,16 @@ export class ConversationsRepository {
     return count > 0;
   }
 
-  listMessages(conversationId: string): Promise<Message[]> {
-    return this.prisma.message.findMany({
-      where: { conversationId },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+  /** The conversation's messages, oldest first. */
+  listMessages(conversationId: string, window: RowWindow): Promise<Rows<Message>> {
+    return this.rowsAndTotal(
+      this.prisma.message.findMany({
+        where: { conversationId },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...window,
+      }),
+      this.prisma.message.count({ where: { conversationId } }),
+    );
   }
 
   /** Deletes the message and every message after it (regenerate, edit and resend);

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
+import { skipTake } from '@switchyard/service';
 import { type Conversation } from '@switchyard/db';
 import { type Principal } from '../auth/principal.js';
+import { type PageQuery } from '../common/page-query.js';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { ModelsService } from '../models/models.service.js';
 import {
   type ConversationPageResponse,
   type ConversationResponse,
   type CreateConversationDto,
-  type ListConversationsQuery,
-  type MessageResponse,
+  type MessagePageResponse,
   type UpdateConversationDto,
 } from './conversations.dto.js';
 import { toConversation, toMessage } from './conversations.mapper.js';
@@ -43,16 +44,10 @@ export class ConversationsService {
     return toConversation(conversation);
   }
 
-  async list(
-    principal: Principal,
-    query: ListConversationsQuery,
-  ): Promise<ConversationPageResponse> {
-    const page = query.page ?? 1;
-    const pageSize = query.pageSize ?? 50;
+  async list(principal: Principal, query: PageQuery): Promise<ConversationPageResponse> {
     const { rows, total } = await this.conversations.listConversations(
       principal.id,
-      (page - 1) * pageSize,
-      pageSize,
+      skipTake(query),
     );
     return { items: rows.map(toConversation), total };
   }
@@ -82,9 +77,10 @@ export class ConversationsService {
     if (!(await this.conversations.deleteOwned(id, principal.id))) throw conversationNotFound(id);
   }
 
-  async messages(principal: Principal, id: string): Promise<MessageResponse[]> {
+  async messages(principal: Principal, id: string, query: PageQuery): Promise<MessagePageResponse> {
     await this.findOwned(principal, id);
-    return (await this.conversations.listMessages(id)).map(toMessage);
+    const { rows, total } = await this.conversations.listMessages(id, skipTake(query));
+    return { items: rows.map(toMessage), total };
   }
 
   /** Takes the conversation back to before `messageId`, which goes with all that follows. */

@@ -74,7 +74,7 @@ describe('conversations', () => {
       .get(`/api/conversations/${first.id}/messages`)
       .set(bearer(owner.token))
       .expect(200);
-    expect(messages.body).toEqual([]);
+    expect(messages.body).toEqual({ items: [], total: 0 });
 
     await chat.api.delete(`/api/conversations/${second.id}`).set(bearer(owner.token)).expect(204);
     await chat.api.get(`/api/conversations/${second.id}`).set(bearer(owner.token)).expect(404);

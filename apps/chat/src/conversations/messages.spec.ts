@@ -44,7 +44,7 @@ describe('sending messages', () => {
     records: { key: string; purpose?: string; address?: string; enabled?: boolean }[],
   ): Promise<number[]> => {
     const existing = await chat.api.get('/api/admin/api-keys').set(admin).expect(200);
-    for (const record of existing.body as { id: number }[]) {
+    for (const record of existing.body.items as { id: number }[]) {
       await chat.api.delete(`/api/admin/api-keys/${record.id}`).set(admin).expect(204);
     }
     const ids: number[] = [];
@@ -69,7 +69,7 @@ describe('sending messages', () => {
         .get(`/api/conversations/${conversationId}/messages`)
         .set(bearer(token))
         .expect(200)
-    ).body as StoredMessage[];
+    ).body.items as StoredMessage[];
 
   beforeAll(async () => {
     await resetChatData();
@@ -238,6 +238,33 @@ describe('sending messages', () => {
       ]);
     });
 
+    it('pages the messages oldest first, with the total over all pages', async () => {
+      const conversationId = await newConversation();
+      for (const content of ['a', 'b', 'c']) {
+        await sendMessage(chat, user.token, conversationId, { content });
+      }
+      const page = async (query: Record<string, number>) =>
+        (
+          await chat.api
+            .get(`/api/conversations/${conversationId}/messages`)
+            .query(query)
+            .set(bearer(user.token))
+            .expect(200)
+        ).body as { items: StoredMessage[]; total: number };
+      const second = await page({ page: 2, pageSize: 4 });
+      expect(second.total).toBe(6);
+      expect(second.items.map((m) => m.content)).toEqual(['c', 'Echo: c']);
+      expect((await page({ page: 3, pageSize: 4 })).items).toEqual([]);
+      for (const query of [{ pageSize: 201 }, { pageSize: 0 }, { page: 0 }]) {
+        const refused = await chat.api
+          .get(`/api/conversations/${conversationId}/messages`)
+          .query(query)
+          .set(bearer(user.token))
+          .expect(400);
+        expect(refused.body.error.code).toBe('validation_failed');
+      }
+    });
+
     it('adds each reply to the user totals, which administrators see in the user list', async () => {
       const someone = await newUser(chat.api, 'counted');
       const conversationId = await newConversation('gpt-4o', someone.token);
@@ -307,7 +334,7 @@ describe('sending messages', () => {
     });
   });
 
-  describe('the errors of seed §7', () => {
+  describe('the errors of docs/specification.md, "Errors"', () => {
     beforeAll(async () => {
       await useRecords([{ key: 'sk-mock-a' }]);
     });

@@ -8,8 +8,9 @@ import { type EditionResponse, type LicenseSummary } from './editions.dto.js';
 import { EditionsRepository } from './editions.repository.js';
 import { parsePublicKey, verifyLicense, type LicensePayload } from './license.js';
 
-// Editions (seed §1.8, §5.4): the community edition takes any upstream address; the plus
-// edition only the recommended relays, unless an activated license is valid now.
+// Editions (docs/specification.md, "Editions and licenses"): the community edition takes
+// any upstream address; the plus edition only the recommended relays, unless an activated
+// license is valid now.
 
 export type Edition = 'community' | 'plus';
 

@@ -1,8 +1,9 @@
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 
 // A license is `base64url(JSON payload) + "." + base64url(Ed25519 signature of the payload
-// bytes)`. It is verified offline against the vendor's public key (seed §1.8; GeekAI's
-// check was an online call), and it is bound to one installation and one period.
+// bytes)`. It is verified offline against the vendor's public key (docs/specification.md,
+// "Editions and licenses"; GeekAI's check was an online call), and it is bound to one
+// installation and one period.
 
 export interface LicensePayload {
   licenseId: string;

@@ -2,8 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IntIdPipe } from '../common/id.pipes.js';
 import {
-  AvailableMcpServerResponse,
+  AvailableMcpServerPageResponse,
   CreateMcpServerDto,
+  McpServerPageResponse,
   McpServerResponse,
   UpdateMcpServerDto,
 } from './mcp-servers.dto.js';
@@ -16,8 +17,8 @@ export class McpServersController {
   constructor(private readonly servers: McpServersService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [McpServerResponse] })
-  list(): Promise<McpServerResponse[]> {
+  @ApiResponse({ status: 200, type: McpServerPageResponse })
+  list(): Promise<McpServerPageResponse> {
     return this.servers.list();
   }
 
@@ -57,8 +58,8 @@ export class AvailableMcpServersController {
   constructor(private readonly servers: McpServersService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [AvailableMcpServerResponse] })
-  list(): Promise<AvailableMcpServerResponse[]> {
+  @ApiResponse({ status: 200, type: AvailableMcpServerPageResponse })
+  list(): Promise<AvailableMcpServerPageResponse> {
     return this.servers.listAvailable();
   }
 }

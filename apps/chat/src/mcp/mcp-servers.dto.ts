@@ -1,7 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches } from 'class-validator';
-import { Optional } from '@switchyard/service';
+import { IsBoolean, IsObject, IsString, IsUrl, Matches } from 'class-validator';
+import { Optional, PageOf } from '@switchyard/service';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 /** Server names appear in prompts and tool names (`<server_name>`): no spaces or markup. */
@@ -23,42 +23,23 @@ export class CreateMcpServerDto {
   url!: string;
 
   @ApiPropertyOptional({
-    description: 'Request headers such as an API key; stored encrypted, returned by name only',
+    description:
+      'Request headers such as an API key; stored encrypted, returned by name only. A change replaces every header; {} removes them',
     example: { authorization: 'Bearer …' },
   })
-  @IsOptional()
+  @Optional()
   @IsObject()
   headers?: Record<string, string>;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
-}
-
-export class UpdateMcpServerDto {
-  @ApiPropertyOptional()
-  @Optional()
-  @trim
-  @IsString()
-  @Matches(SERVER_NAME, { message: NAME_MESSAGE })
-  name?: string;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @IsUrl(URL_OPTIONS, { message: URL_MESSAGE })
-  url?: string;
-
-  @ApiPropertyOptional({ description: 'Replaces every header; {} removes them' })
-  @Optional()
-  @IsObject()
-  headers?: Record<string, string>;
-
-  @ApiPropertyOptional()
   @Optional()
   @IsBoolean()
   enabled?: boolean;
 }
+
+export class UpdateMcpServerDto extends PartialType(CreateMcpServerDto, {
+  skipNullProperties: false,
+}) {}
 
 export class McpToolResponse {
   @ApiProperty() name!: string;
@@ -99,3 +80,7 @@ export class AvailableMcpServerResponse {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
 }
+
+export class McpServerPageResponse extends PageOf(McpServerResponse) {}
+
+export class AvailableMcpServerPageResponse extends PageOf(AvailableMcpServerResponse) {}

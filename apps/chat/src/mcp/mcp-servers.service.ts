@@ -3,10 +3,12 @@ import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type McpServer } from '@switchyard/db';
 import { SecretCipher } from '@switchyard/security';
+import { wholeList } from '@switchyard/service';
 import { validateHeaders } from '../common/request-headers.js';
 import {
-  type AvailableMcpServerResponse,
+  type AvailableMcpServerPageResponse,
   type CreateMcpServerDto,
+  type McpServerPageResponse,
   type McpServerResponse,
   type UpdateMcpServerDto,
 } from './mcp-servers.dto.js';
@@ -31,9 +33,9 @@ export class McpServersService {
     private readonly env: ChatEnv,
   ) {}
 
-  async list(): Promise<McpServerResponse[]> {
+  async list(): Promise<McpServerPageResponse> {
     const rows = await this.servers.listServers();
-    return Promise.all(rows.map((row) => this.describe(row)));
+    return wholeList(await Promise.all(rows.map((row) => this.describe(row))));
   }
 
   async get(id: number): Promise<McpServerResponse> {
@@ -41,8 +43,13 @@ export class McpServersService {
   }
 
   /** Enabled servers, for the per-conversation picker. */
-  async listAvailable(): Promise<AvailableMcpServerResponse[]> {
-    return (await this.servers.listEnabled()).map(({ id, name }) => ({ id, name }));
+  async listAvailable(): Promise<AvailableMcpServerPageResponse> {
+    return wholeList((await this.servers.listEnabled()).map(({ id, name }) => ({ id, name })));
+  }
+
+  /** Every enabled server's id: the servers an A2A task is offered (docs/tools.md). */
+  async enabledIds(): Promise<number[]> {
+    return (await this.servers.listEnabled()).map((server) => server.id);
   }
 
   /** Throws 400 unless every id names an enabled server. */

@@ -99,8 +99,8 @@ describe('admin: MCP servers', () => {
       tools: [],
       resources: [],
     });
-    const listed = (await chat.api.get('/api/admin/mcp-servers').set(admin).expect(200))
-      .body as ServerResponse[];
+    const listed = (await chat.api.get('/api/admin/mcp-servers').set(admin).expect(200)).body
+      .items as ServerResponse[];
     expect(listed.map((s) => [s.name, s.status.reachable])).toEqual([
       ['weather', true],
       ['nowhere', false],
@@ -108,8 +108,8 @@ describe('admin: MCP servers', () => {
   });
 
   it('changes, refuses duplicates and bad input, and deletes', async () => {
-    const listed = (await chat.api.get('/api/admin/mcp-servers').set(admin).expect(200))
-      .body as ServerResponse[];
+    const listed = (await chat.api.get('/api/admin/mcp-servers').set(admin).expect(200)).body
+      .items as ServerResponse[];
     const nowhere = listed.find((s) => s.name === 'nowhere')!;
     const renamed = await chat.api
       .patch(`/api/admin/mcp-servers/${nowhere.id}`)
@@ -150,10 +150,8 @@ describe('admin: MCP servers', () => {
     expect(refused.body.error.code).toBe('forbidden');
     await chat.api.get('/api/admin/mcp-servers').expect(401);
 
-    const available = (await chat.api.get('/api/mcp-servers').set(asUser).expect(200)).body as {
-      id: number;
-      name: string;
-    }[];
+    const available = (await chat.api.get('/api/mcp-servers').set(asUser).expect(200)).body
+      .items as { id: number; name: string }[];
     expect(available.map((s) => s.name)).toEqual(['weather']);
 
     await chat.api.post('/api/admin/models').set(admin).send({ name: 'gpt-4o', open: true });

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IntIdPipe } from '../common/id.pipes.js';
-import { CreateModelDto, ModelResponse, UpdateModelDto } from './models.dto.js';
+import { CreateModelDto, ModelPageResponse, ModelResponse, UpdateModelDto } from './models.dto.js';
 import { ModelsService } from './models.service.js';
 
 @ApiTags('admin: models')
@@ -11,8 +11,8 @@ export class AdminModelsController {
   constructor(private readonly models: ModelsService) {}
 
   @Get()
-  @ApiResponse({ status: 200, type: [ModelResponse] })
-  list(): Promise<ModelResponse[]> {
+  @ApiResponse({ status: 200, type: ModelPageResponse })
+  list(): Promise<ModelPageResponse> {
     return this.models.list();
   }
 

@@ -1,6 +1,7 @@
-// Custom assistants (seed §1.5): their model name is a fixed prefix followed by the
-// assistant's id, the `g-…` path segment after `/g/` in its public link, e.g.
-// https://chatgpt.com/g/g-abc123XYZ-travel-guide?model=gpt-4 → gpt-4-gizmo-g-abc123XYZ-travel-guide
+// Custom assistants (docs/specification.md, "Model access"): their model name is a fixed
+// prefix followed by the assistant's id, the `g-…` path segment after `/g/` in its public
+// link, e.g. https://chatgpt.com/g/g-abc123XYZ-travel-guide?model=gpt-4 →
+// gpt-4-gizmo-g-abc123XYZ-travel-guide
 
 export type AssistantLinkResult = { ok: true; id: string } | { ok: false; reason: string };
 

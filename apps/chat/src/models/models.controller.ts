@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentUser, type Principal } from '../auth/principal.js';
-import { FromLinkDto, FromLinkResponse, VisibleModelResponse } from './models.dto.js';
+import { FromLinkDto, FromLinkResponse, VisibleModelPageResponse } from './models.dto.js';
 import { ModelsService } from './models.service.js';
 
 @ApiTags('models')
@@ -12,8 +12,8 @@ export class ModelsController {
 
   /** Only models open to all or held in the user's permissions; others are simply absent. */
   @Get()
-  @ApiResponse({ status: 200, type: [VisibleModelResponse] })
-  list(@CurrentUser() principal: Principal): Promise<VisibleModelResponse[]> {
+  @ApiResponse({ status: 200, type: VisibleModelPageResponse })
+  list(@CurrentUser() principal: Principal): Promise<VisibleModelPageResponse> {
     return this.models.listVisible(principal);
   }
 

@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength } from 'class-validator';
 import {
   MODEL_NAME,
   PLATFORM_MESSAGE,
@@ -8,7 +8,7 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
-import { Optional } from '@switchyard/service';
+import { Optional, PageOf } from '@switchyard/service';
 
 export const TOOL_MODES = ['off', 'native', 'prompt'] as const;
 export type ToolModeName = (typeof TOOL_MODES)[number];
@@ -20,7 +20,7 @@ const NAME_MESSAGE = 'name must be a model name of up to 128 letters, digits and
 
 export class CreateModelDto {
   @ApiPropertyOptional({ enum: PLATFORMS, default: 'openai' })
-  @IsOptional()
+  @Optional()
   @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
   platform?: PlatformName;
 
@@ -33,48 +33,22 @@ export class CreateModelDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: PURPOSES, default: 'chat' })
-  @IsOptional()
+  @Optional()
   @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
   purpose?: PurposeName;
 
   @ApiPropertyOptional({ default: false, description: 'On: every user may use the model' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   open?: boolean;
 
   @ApiPropertyOptional({ enum: TOOL_MODES, default: 'off', description: TOOL_MODE_ABOUT })
-  @IsOptional()
+  @Optional()
   @IsIn(TOOL_MODES, { message: TOOL_MODE_MESSAGE })
   toolMode?: ToolModeName;
 }
 
-export class UpdateModelDto {
-  @ApiPropertyOptional({ enum: PLATFORMS })
-  @Optional()
-  @IsIn(PLATFORMS, { message: PLATFORM_MESSAGE })
-  platform?: PlatformName;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @IsString()
-  @Matches(MODEL_NAME, { message: NAME_MESSAGE })
-  name?: string;
-
-  @ApiPropertyOptional({ enum: PURPOSES })
-  @Optional()
-  @IsIn(PURPOSES, { message: `purpose must be one of ${PURPOSES.join(', ')}` })
-  purpose?: PurposeName;
-
-  @ApiPropertyOptional()
-  @Optional()
-  @IsBoolean()
-  open?: boolean;
-
-  @ApiPropertyOptional({ enum: TOOL_MODES, description: TOOL_MODE_ABOUT })
-  @IsOptional()
-  @IsIn(TOOL_MODES, { message: TOOL_MODE_MESSAGE })
-  toolMode?: ToolModeName;
-}
+export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
 
 export class ModelResponse {
   @ApiProperty() id!: number;
@@ -94,6 +68,10 @@ export class VisibleModelResponse {
   @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
   @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
 }
+
+export class ModelPageResponse extends PageOf(ModelResponse) {}
+
+export class VisibleModelPageResponse extends PageOf(VisibleModelResponse) {}
 
 export class FromLinkDto {
   @ApiProperty({ example: 'https://chatgpt.com/g/g-abc123XYZ-travel-guide?model=gpt-4' })

@@ -23,7 +23,7 @@ export class ModelsRepository {
     return this.prisma.chatModel.findMany({ orderBy: { name: 'asc' } });
   }
 
-  /** Models open to everyone, or named in `permissions` (seed §5.5). */
+  /** Models open to everyone, or named in `permissions` (docs/specification.md, "Model access"). */
   listOpenOrPermitted(permissions: string[]): Promise<ChatModel[]> {
     return this.prisma.chatModel.findMany({
       where: { OR: [{ open: true }, { name: { in: permissions } }] },

@@ -2,15 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type ChatModel } from '@switchyard/db';
+import { wholeList } from '@switchyard/service';
 import { type Principal } from '../auth/principal.js';
 import { PURPOSES, type PurposeName } from '../common/platform.js';
 import { assistantIdOf } from './assistant-link.js';
 import {
   type CreateModelDto,
   type FromLinkResponse,
+  type ModelPageResponse,
   type ModelResponse,
   type ToolModeName,
   type UpdateModelDto,
+  type VisibleModelPageResponse,
   type VisibleModelResponse,
 } from './models.dto.js';
 import { ModelsRepository } from './models.repository.js';
@@ -60,12 +63,12 @@ export class ModelsService {
   ) {}
 
   /** The chat model list: open models and the user's permitted ones; administrators see all. */
-  async listVisible(principal: Principal): Promise<VisibleModelResponse[]> {
+  async listVisible(principal: Principal): Promise<VisibleModelPageResponse> {
     const rows =
       principal.role === 'admin'
         ? await this.models.listAll()
         : await this.models.listOpenOrPermitted(principal.modelPermissions);
-    return rows.sort(byPurpose).map(toVisible);
+    return wholeList(rows.sort(byPurpose).map(toVisible));
   }
 
   /** Throws 403 `model_not_permitted` unless `name` is a model the user may use. */
@@ -94,8 +97,8 @@ export class ModelsService {
     return { model: this.env.CUSTOM_ASSISTANT_PREFIX + result.id };
   }
 
-  async list(): Promise<ModelResponse[]> {
-    return (await this.models.listAll()).map(toModel);
+  async list(): Promise<ModelPageResponse> {
+    return wholeList((await this.models.listAll()).map(toModel));
   }
 
   async create(dto: CreateModelDto): Promise<ModelResponse> {

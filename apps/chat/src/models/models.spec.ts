@@ -20,7 +20,9 @@ describe('models', () => {
 
   const visibleTo = async (token: string) =>
     (
-      (await chat.api.get('/api/models').set(bearer(token)).expect(200)).body as { name: string }[]
+      (await chat.api.get('/api/models').set(bearer(token)).expect(200)).body.items as {
+        name: string;
+      }[]
     ).map((model) => model.name);
 
   beforeAll(async () => {
@@ -53,7 +55,8 @@ describe('models', () => {
     expect(granted.body.modelPermissions).toEqual(['gpt-4-all', 'dall-e-3']);
     expect(await visibleTo(user.token)).toEqual(['gpt-4-all', 'gpt-4o', 'dall-e-3']);
     const models = (await chat.api.get('/api/models').set(bearer(user.token)).expect(200)).body;
-    expect(models).toContainEqual({
+    expect(models.total).toBe(3);
+    expect(models.items).toContainEqual({
       name: 'dall-e-3',
       platform: 'openai',
       purpose: 'drawing',
@@ -80,7 +83,7 @@ describe('models', () => {
 
   it('opens a model to everyone with the switch', async () => {
     const user = await newUser(chat.api);
-    const music = (await chat.api.get('/api/admin/models').set(admin).expect(200)).body.find(
+    const music = (await chat.api.get('/api/admin/models').set(admin).expect(200)).body.items.find(
       (m: { name: string }) => m.name === 'suno-v3',
     ) as { id: number };
     const opened = await chat.api

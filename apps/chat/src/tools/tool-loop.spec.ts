@@ -63,7 +63,7 @@ describe('the tool loop', () => {
     const reply = await sendMessage(chat, user.token, id, { content });
     const saved = (
       await chat.api.get(`/api/conversations/${id}/messages`).set(bearer(user.token)).expect(200)
-    ).body as {
+    ).body.items as {
       role: string;
       content: string;
       status: string;

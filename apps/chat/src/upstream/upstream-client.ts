@@ -3,8 +3,9 @@ import { ChatEnv } from '@switchyard/config';
 import OpenAI from 'openai';
 import { type UpstreamTarget } from './upstream-target.js';
 
-// Every upstream is reached with the official OpenAI client (seed §1.7: OpenAI format
-// only). Retries are ours, across records, so the client never retries on its own.
+// Every upstream is reached with the official OpenAI client (docs/specification.md,
+// "Upstream formats": OpenAI format only). Retries are ours, across records, so the client
+// never retries on its own.
 
 export interface ChatTurn {
   role: 'user' | 'assistant';
@@ -98,7 +99,10 @@ export class UpstreamClient {
     })();
   }
 
-  /** `/v1/images/generations` (seed §2.1: drawing models use a drawing record). */
+  /**
+   * `/v1/images/generations` (drawing models use a drawing record: docs/specification.md,
+   * "Chat upstream records").
+   */
   async generateImages(
     target: UpstreamTarget,
     model: string,

@@ -2,15 +2,15 @@ import { type ApiErrorCode } from '@switchyard/contracts';
 import { maskCredentials } from '@switchyard/observability';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
-// What went wrong with one call to an upstream, in the terms of seed §7, and whether the
-// next API key record may be tried for the same request.
+// What went wrong with one call to an upstream, in the terms of docs/specification.md
+// ("Errors"), and whether the next API key record may be tried for the same request.
 
 export type FailureKind =
-  /** No answer in time (seed §7: timeout). */
+  /** No answer in time. */
   | 'timeout'
   /** The address could not be reached, or the connection broke. */
   | 'connection'
-  /** No available channel, saturated, or rate limited (seed §7). */
+  /** No available channel, saturated, or rate limited. */
   | 'saturated'
   /** The upstream refused the request itself (4xx): another record would refuse it too. */
   | 'rejected'
@@ -101,7 +101,10 @@ export interface UserFacingError {
   message: string;
 }
 
-/** The error the user sees for a failure at `address` (seed §7: each with its remedy). */
+/**
+ * The error the user sees for a failure at `address` (docs/specification.md, "Errors": each
+ * with its remedy).
+ */
 export function describeFailure(
   failure: UpstreamFailure,
   address: string,

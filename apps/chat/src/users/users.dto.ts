@@ -1,49 +1,30 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
-  IsInt,
   IsOptional,
   IsString,
   Length,
-  Max,
   MaxLength,
-  Min,
 } from 'class-validator';
 import { UserProfileResponse } from '../auth/auth.dto.js';
-import { Optional } from '@switchyard/service';
+import { Optional, PageOf, PageQueryOf } from '@switchyard/service';
 
-export class ListUsersQuery {
+export class ListUsersQuery extends PageQueryOf({ pageSize: 20, maxPageSize: 100 }) {
   @ApiPropertyOptional({ description: 'Part of a username or email, case-insensitive' })
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(254)
   search?: string;
-
-  @ApiPropertyOptional({ default: 1, minimum: 1 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
-  page?: number;
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  pageSize?: number;
 }
 
 export class UpdateUserDto {
   @ApiPropertyOptional({
     type: [String],
-    description: 'Models the user may use besides the open ones (seed §2.3); replaces the list',
+    description: 'Models the user may use besides the open ones; replaces the list',
   })
   @Optional()
   @IsArray()
@@ -70,7 +51,4 @@ export class AdminUserResponse extends UserProfileResponse {
   @ApiProperty({ type: UsageResponse }) usage!: UsageResponse;
 }
 
-export class UserPageResponse {
-  @ApiProperty({ type: [AdminUserResponse] }) items!: AdminUserResponse[];
-  @ApiProperty() total!: number;
-}
+export class UserPageResponse extends PageOf(AdminUserResponse) {}

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound } from '@switchyard/db';
+import { skipTake } from '@switchyard/service';
 import { type Principal } from '../auth/principal.js';
 import { ModelsRepository } from '../models/models.repository.js';
 import {
@@ -24,10 +25,9 @@ export class UsersService {
   ) {}
 
   async list(query: ListUsersQuery): Promise<UserPageResponse> {
-    const page = query.page ?? 1;
-    const pageSize = query.pageSize ?? 20;
     const search = query.search === '' ? undefined : query.search;
-    const { rows, total } = await this.users.searchUsers(search, (page - 1) * pageSize, pageSize);
+    const { skip, take } = skipTake(query);
+    const { rows, total } = await this.users.searchUsers(search, skip, take);
     return { items: rows.map(toAdminUser), total };
   }
 

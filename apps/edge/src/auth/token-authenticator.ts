@@ -10,7 +10,7 @@ function masked(value: string): string {
   return value.length <= 8 ? '****' : `${value.slice(0, 3)}...${value.slice(-4)}`;
 }
 
-/** Who is calling, and whether they may: seed §2.4, §5.1–5.2. */
+/** Who is calling, and whether they may: docs/specification.md, "Tokens". */
 @Injectable()
 export class TokenAuthenticator {
   constructor(private readonly directory: TokenDirectory) {}

@@ -3,7 +3,7 @@ import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { adapterFor } from './provider-conversion.js';
+import { adapterFor, convertRequest } from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
@@ -40,15 +40,20 @@ export class ChannelForwarder {
    */
   forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
     const secret = this.vault.secretOf(candidate.key);
-    const converted = adapterFor(request.endpoint, candidate.channel)?.chatRequest(
-      {
-        body: request.body.json,
-        upstreamModel: candidate.upstreamModel,
-        secret,
-        settings: candidate.channel.settings ?? {},
-      },
-      request.body.stream,
-    );
+    const adapter = adapterFor(request.endpoint, candidate.channel);
+    const converted = adapter
+      ? convertRequest(
+          adapter,
+          request.endpoint,
+          {
+            body: request.body.json,
+            upstreamModel: candidate.upstreamModel,
+            secret,
+            settings: candidate.channel.settings ?? {},
+          },
+          request.body.stream,
+        )
+      : undefined;
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],

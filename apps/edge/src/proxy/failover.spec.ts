@@ -29,7 +29,7 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keySpec = generateSecretKeySpec('failover');
 const cipher = new SecretCipher([keySpec]);
 
-type Behaviour = 'ok' | 'banned' | 'limited' | 'broken' | 'hang';
+type Behaviour = 'ok' | 'banned' | 'limited' | 'broken' | 'hang' | 'silent-stream' | 'silent-json';
 
 /** One upstream server; the first path segment of a channel's base URL says how it answers. */
 class Upstreams {
@@ -48,6 +48,12 @@ class Upstreams {
           .writeHead(status, { 'content-type': 'application/json' })
           .end(JSON.stringify(body));
       if (behaviour === 'hang') return void this.hanging.add(response);
+      if (behaviour === 'silent-stream' || behaviour === 'silent-json') {
+        // Headers at once, then not a byte: what a stuck relay does.
+        const type = behaviour === 'silent-stream' ? 'text/event-stream' : 'application/json';
+        response.writeHead(200, { 'content-type': type }).flushHeaders();
+        return void this.hanging.add(response);
+      }
       if (behaviour === 'banned') return json(401, { error: { message: 'invalid key' } });
       if (behaviour === 'limited') return json(429, { error: { message: 'slow down' } });
       if (behaviour === 'broken') return json(500, { error: { message: 'boom' } });
@@ -235,6 +241,29 @@ describe('Failover (real upstream servers, real Redis)', () => {
     }
     expect(upstreams.count('hang') - hangsBefore).toBe(1);
   });
+
+  it.each(['silent-stream', 'silent-json'] as const)(
+    'fails over from a channel that sends its headers and then nothing (%s)',
+    async (silent) => {
+      await boot({ maxAttempts: 3, timeBudgetMs: 60_000, firstByteMs: 10_000 });
+      route(
+        channel(`${upstreams.base}/${silent}`, 50, { firstByteTimeoutMs: 300 }),
+        channel(`${upstreams.base}/ok`, 10),
+      );
+      const started = performance.now();
+      const request = exchange();
+      const answered = await failover.run(request);
+      expect(answered.response.statusCode).toBe(200);
+      expect(answered.attempt.candidate.channel.baseUrl).toBe(`${upstreams.base}/ok`);
+      expect(request.attempts).toBe(2);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      await answered.response.body.dump();
+      // Its breaker is open: the next request goes straight to the healthy channel.
+      const next = exchange();
+      await (await failover.run(next)).response.body.dump();
+      expect(next.attempts).toBe(1);
+    },
+  );
 
   it('cuts the wait to what is left of the time budget', async () => {
     await boot({ maxAttempts: 3, timeBudgetMs: 300, firstByteMs: 10_000 });

@@ -9,7 +9,14 @@ import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
 import { adapterFor, answerContext, convertAnswer } from './provider-conversion.js';
-import { channelOutcome, readErrorDetail, receive, type Answer } from './upstream-answer.js';
+import {
+  channelOutcome,
+  errorDetailOf,
+  readErrorBody,
+  readErrorDetail,
+  receive,
+  type Answer,
+} from './upstream-answer.js';
 
 // The fail-over step: pick, forward, and on a failure before the first byte, the next
 // candidate. Once bytes are in, the attempt is the answer (see relay.ts).
@@ -120,11 +127,24 @@ export class Failover {
     }
 
     const adapter = adapterFor(exchange.endpoint, candidate.channel);
+    // The answer's first chunk must come within what is left of the first-byte wait.
+    const firstChunkMs = (): number =>
+      Math.max(1, Math.floor(firstByteMs - (performance.now() - attemptStarted)));
+    // A converted provider's error is read before its health is judged: some say in the
+    // body what their status does not (docs/providers.md).
+    const errorBody =
+      adapter && response.statusCode >= 400
+        ? await readErrorBody(response, firstChunkMs())
+        : undefined;
     const kind = outcomeOfStatus(
-      adapter ? adapter.healthStatus(response.statusCode) : response.statusCode,
+      adapter
+        ? adapter.healthStatus(response.statusCode, errorBody ?? Buffer.alloc(0))
+        : response.statusCode,
     );
     if (isRetryableOutcome(kind)) {
-      const detail = await readErrorDetail(response);
+      const detail = errorBody
+        ? errorDetailOf(errorBody.toString('utf8'))
+        : await readErrorDetail(response);
       attempt.lease.release(0);
       this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response, detail));
       return {
@@ -135,15 +155,23 @@ export class Failover {
     }
     let answer: Answer;
     try {
-      answer = await receive(response);
+      answer = errorBody
+        ? { kind: 'whole', body: errorBody }
+        : await receive(response, firstChunkMs());
       if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
-        answer = convertAnswer(adapter, response.statusCode, answer, context);
+        answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
       }
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
       if (exchange.abort.signal.aborted) throw clientGone(exchange.abort, error);
+      if (error instanceof UpstreamUnreachable) {
+        this.outcomes.add(
+          channelOutcome(candidate, error.kind, attemptStarted, response, error.message),
+        );
+        return { kind: error.kind, message: error.message, fast: false };
+      }
       const message = `the upstream closed the connection before answering (${(error as Error).message})`;
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),

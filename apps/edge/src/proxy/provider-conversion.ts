@@ -3,6 +3,8 @@ import {
   chatAdapterFor,
   type AnswerContext,
   type ChatAdapter,
+  type ChatRequestInput,
+  type OutboundRequest,
   type StreamTranslator,
 } from '@switchyard/providers';
 import type { ParsedBody } from './request-body.js';
@@ -16,14 +18,29 @@ import type { Answer } from './upstream-answer.js';
 export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): ChatAdapter | null {
   const provider = channel.provider ?? 'openai';
   if (provider === 'openai') return null;
-  if (endpoint !== 'chat.completions') {
+  const adapter = chatAdapterFor(provider);
+  const offered =
+    endpoint === 'chat.completions' || (endpoint === 'embeddings' && adapter?.embeddings);
+  if (!offered) {
     throw new GatewayError(
       'invalid_request',
       `The model is served here by a ${provider} channel, which does not offer this endpoint.`,
       'model',
     );
   }
-  return chatAdapterFor(provider);
+  return adapter;
+}
+
+/** The request in the provider's format, for the endpoint the client called. */
+export function convertRequest(
+  adapter: ChatAdapter,
+  endpoint: GatewayEndpoint,
+  input: ChatRequestInput,
+  stream: boolean,
+): OutboundRequest {
+  return endpoint === 'embeddings'
+    ? adapter.embeddings!.request(input)
+    : adapter.chatRequest(input, stream);
 }
 
 export function answerContext(body: ParsedBody, upstreamModel: string): AnswerContext {
@@ -32,6 +49,7 @@ export function answerContext(body: ParsedBody, upstreamModel: string): AnswerCo
     model: upstreamModel,
     includeUsage: options?.include_usage === true,
     created: Math.floor(Date.now() / 1000),
+    base64: body.json.encoding_format === 'base64',
   };
 }
 
@@ -42,17 +60,19 @@ export function answerContext(body: ParsedBody, upstreamModel: string): AnswerCo
  */
 export function convertAnswer(
   adapter: ChatAdapter,
+  endpoint: GatewayEndpoint,
   status: number,
   answer: Answer,
   context: AnswerContext,
 ): Answer {
   if (answer.kind === 'whole') {
+    if (status >= 400) return { kind: 'whole', body: adapter.error(status, answer.body).body };
     return {
       kind: 'whole',
       body:
-        status < 400
-          ? adapter.chatAnswer(answer.body, context).body
-          : adapter.error(status, answer.body).body,
+        endpoint === 'embeddings'
+          ? adapter.embeddings!.answer(answer.body, context)
+          : adapter.chatAnswer(answer.body, context).body,
     };
   }
   const translator = adapter.chatStream(context);

@@ -4,11 +4,12 @@ import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type FastifyInstance } from 'fastify';
 import { ProxyService } from './proxy.service.js';
 
-// The forwarded endpoints of the OpenAI-compatible API (seed §4.1) are Fastify routes of
-// their own rather than Nest controller methods: they use no guard, pipe or interceptor,
-// and Nest's router-execution context costs about 30 µs of CPU a request on these
-// machines, an eighth of the edge's budget (docs/performance.md). Their failures are
-// rendered by the same OpenAI-shaped error handler (errors/openai-exception.filter.ts).
+// The forwarded endpoints of the OpenAI-compatible API (docs/specification.md, "Endpoints")
+// are Fastify routes of their own rather than Nest controller methods: they use no guard,
+// pipe or interceptor, and Nest's router-execution context costs about 30 µs of CPU a
+// request on these machines, an eighth of the edge's budget (docs/performance.md). Their
+// failures are rendered by the same OpenAI-shaped error handler
+// (errors/openai-exception.filter.ts).
 
 const FORWARDED: Record<string, GatewayEndpoint> = {
   '/v1/chat/completions': 'chat.completions',

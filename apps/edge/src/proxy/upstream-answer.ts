@@ -1,7 +1,7 @@
 import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
 import { type StreamTranslator } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
-import { type UpstreamResponse } from '../upstream/upstream-client.js';
+import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 
 // Reading what an upstream answered: enough of it to know whether the attempt delivered,
 // and the words the router and the client get when it did not.
@@ -20,23 +20,85 @@ export type Answer =
       translator?: StreamTranslator;
     };
 
-export async function receive(response: UpstreamResponse): Promise<Answer> {
+/**
+ * Reads an answer up to its first body chunk, which must come within `firstChunkMs` of the
+ * headers: an upstream (or relay) that sends its headers and then nothing would otherwise
+ * hold the request for the whole idle timeout, past the point where it could fail over.
+ * After the first chunk only the idle timeout applies (a relay's keep-alive padding counts
+ * as a chunk, so a long generation is never cut).
+ */
+export async function receive(response: UpstreamResponse, firstChunkMs: number): Promise<Answer> {
+  const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await firstChunk(response, chunks, firstChunkMs);
   if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
-    return { kind: 'whole', body: Buffer.from(await response.body.arrayBuffer()) };
+    const parts = first.done ? [] : [first.value];
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      parts.push(next.value);
+    }
+    return { kind: 'whole', body: Buffer.concat(parts) };
   }
-  const rest = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const first = await rest.next();
-  return { kind: 'stream', first: first.done ? null : first.value, rest };
+  return { kind: 'stream', first: first.done ? null : first.value, rest: chunks };
+}
+
+async function firstChunk(
+  response: UpstreamResponse,
+  chunks: AsyncIterator<Buffer>,
+  waitMs: number,
+): Promise<IteratorResult<Buffer>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      response.body.destroy();
+      reject(
+        new UpstreamUnreachable(
+          'timeout',
+          `no answer within ${waitMs} ms after the response headers`,
+        ),
+      );
+    }, waitMs);
+  });
+  try {
+    return await Promise.race([chunks.next(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The upstream's own words for a refused attempt, for logs and the router (never for billing). */
 export async function readErrorDetail(response: UpstreamResponse): Promise<string> {
   try {
-    const text = (await response.body.text()).slice(0, 2_000);
+    return errorDetailOf(await response.body.text());
+  } catch {
+    return '';
+  }
+}
+
+/** The message of an error body, whatever its provider (they all nest it in `error`). */
+export function errorDetailOf(body: string): string {
+  const text = body.slice(0, 2_000);
+  try {
     const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
     return parsed.error?.message ?? parsed.error?.code ?? text.slice(0, 200);
   } catch {
-    return '';
+    return text.slice(0, 200);
+  }
+}
+
+/**
+ * A converted provider's error answer, read within the first-chunk wait like any answer;
+ * empty when it did not come in time (its status alone then tells).
+ */
+export async function readErrorBody(
+  response: UpstreamResponse,
+  firstChunkMs: number,
+): Promise<Buffer> {
+  try {
+    const answer = await receive(response, firstChunkMs);
+    if (answer.kind === 'whole') return answer.body;
+    await answer.rest.return?.();
+    return answer.first ?? Buffer.alloc(0);
+  } catch {
+    return Buffer.alloc(0);
   }
 }
 

@@ -19,7 +19,7 @@ export interface Fault {
   omitUsage?: boolean;
   /** The assistant's answer, instead of the echo. */
   reply?: string;
-  /** The model name to answer with (a dated, resolved name, seed §2.8). */
+  /** The model name to answer with (a dated, resolved name: docs/specification.md, "Endpoints"). */
   resolvedModel?: string;
 }
 

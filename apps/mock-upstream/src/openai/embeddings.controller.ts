@@ -19,6 +19,11 @@ export function embed(text: string, dimensions: number): number[] {
   return values.map((v) => v / norm);
 }
 
+/** The embedding as OpenAI sends it: floats, or little-endian float32 bytes in base64. */
+export function encodedEmbedding(vector: number[], base64: boolean): number[] | string {
+  return base64 ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
+}
+
 function inputs(input: EmbeddingRequest['input']): string[] | null {
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((item) => typeof item === 'string'))
@@ -56,16 +61,11 @@ export class EmbeddingsController {
     const response: EmbeddingResponse = {
       object: 'list',
       model: exchange.fault.resolvedModel ?? body.model,
-      data: texts.map((text, index) => {
-        const vector = embed(text, dimensions);
-        return {
-          object: 'embedding',
-          index,
-          embedding: asBase64
-            ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
-            : vector,
-        };
-      }),
+      data: texts.map((text, index) => ({
+        object: 'embedding',
+        index,
+        embedding: encodedEmbedding(embed(text, dimensions), asBase64),
+      })),
       usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
     };
     exchange.lease.finish('served', 0);

@@ -25,6 +25,8 @@ export interface Dialect {
   keyHeaders: string[];
   keyOf(request: FastifyRequest): string | undefined;
   error(status: number, overrides?: { type?: string; code?: string; message?: string }): unknown;
+  /** The statuses of an unknown and of a deactivated key; 401 for both unless it says otherwise. */
+  refusals?: { unknownKey: number; bannedKey: number };
 }
 
 export const OPENAI_DIALECT: Dialect = {
@@ -69,14 +71,19 @@ export class ExchangeService {
     }
     const admission = this.accounts.admit(key, promptTokens);
     if (admission.kind === 'unknown') {
-      await reply
-        .status(401)
-        .send(dialect.error(401, { message: `Incorrect API key provided: ${maskKey(key)}.` }));
+      const status = dialect.refusals?.unknownKey ?? 401;
+      await reply.status(status).send(
+        dialect.error(status, {
+          code: 'invalid_api_key',
+          message: `Incorrect API key provided: ${maskKey(key)}.`,
+        }),
+      );
       return null;
     }
     if (admission.kind === 'banned') {
-      await reply.status(401).send(
-        dialect.error(401, {
+      const status = dialect.refusals?.bannedKey ?? 401;
+      await reply.status(status).send(
+        dialect.error(status, {
           code: 'account_deactivated',
           message: 'This account has been deactivated.',
         }),

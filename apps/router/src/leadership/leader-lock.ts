@@ -35,6 +35,7 @@ export class LeaderLock implements OnApplicationBootstrap, OnApplicationShutdown
   readonly instanceId = randomUUID();
   private leading = false;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly listeners: LeadershipListener[] = [];
 
   constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
@@ -52,16 +53,21 @@ export class LeaderLock implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async tick(): Promise<void> {
+    let held = false;
     try {
-      const held = this.leading
+      held = this.leading
         ? (await this.redis.eval(RENEW, 1, LOCK_KEY, this.instanceId, LOCK_TTL_MS)) === 1
         : (await this.redis.set(LOCK_KEY, this.instanceId, 'PX', LOCK_TTL_MS, 'NX')) === 'OK';
-      this.set(held);
     } catch (error) {
       // Without Redis the lock cannot be proven held: step down rather than risk two leaders.
       if (this.leading) this.logger.warn(`cannot renew leadership: ${(error as Error).message}`);
-      this.set(false);
     }
+    if (this.stopped) {
+      // Shut down while this tick waited on Redis: arm no other, and hand back what it took.
+      if (held) await this.release();
+      return;
+    }
+    this.set(held);
     this.timer = setTimeout(() => void this.tick(), RENEW_EVERY_MS);
   }
 
@@ -73,11 +79,16 @@ export class LeaderLock implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.timer);
     if (this.leading) {
       // Hand over at once instead of making the standby wait for the lock to expire.
-      await this.redis.eval(RELEASE, 1, LOCK_KEY, this.instanceId).catch(() => undefined);
+      await this.release();
       this.leading = false;
     }
+  }
+
+  private async release(): Promise<void> {
+    await this.redis.eval(RELEASE, 1, LOCK_KEY, this.instanceId).catch(() => undefined);
   }
 }

@@ -141,8 +141,8 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
         headers: { ...outbound.headers, 'content-type': 'application/json' },
         body: outbound.body,
       });
-      await response.body.dump();
-      const kind = outcomeOfStatus(adapter.healthStatus(response.statusCode));
+      const body = Buffer.from(await response.body.arrayBuffer());
+      const kind = outcomeOfStatus(adapter.healthStatus(response.statusCode, body));
       if (kind === 'banned') return 'banned';
       return kind === 'server_error' ? 'failing' : 'healthy';
     } catch {

@@ -20,7 +20,7 @@ describe('explain', () => {
     ['address_not_whitelisted', /community edition.*license/i],
     ['model_not_permitted', /open this model or grant you the permission/i],
     ['bad_gateway', /check that the API container is running/i],
-  ])('tells what to do about %s (seed §7)', (code, hint) => {
+  ])('tells what to do about %s', (code, hint) => {
     expect(explain({ code, message: '' }).hint).toMatch(hint);
   });
 

@@ -1,5 +1,6 @@
-// What each failure means to the person looking at it, and what to do (seed §7).
-// Codes are the chat API's stable ones; the server's own message is kept as detail.
+// What each failure means to the person looking at it, and what to do
+// (docs/specification.md, "Errors"). Codes are the chat API's stable ones; the server's own
+// message is kept as detail.
 
 export interface Problem {
   status?: number;

@@ -22,7 +22,7 @@ describe('prefersHtml', () => {
 });
 
 describe('the 502 answers', () => {
-  it('name the remedy of seed §7 in the JSON error', () => {
+  it('name the remedy in the JSON error', () => {
     const body = badGatewayError().toBody();
     expect(body.error.code).toBe('bad_gateway');
     expect(body.error.message).toMatch(/check that the API container is running/i);

@@ -1,8 +1,8 @@
 import { ApiError } from '@switchyard/contracts';
 
-// The answer when the chat backend cannot be reached (seed §7: "Browser shows HTTP 502 at
-// port 8080: check that the API container is running"): JSON for API clients, a page for
-// people.
+// The answer when the chat backend cannot be reached (docs/specification.md, "Errors": a
+// 502 saying to check that the API container is running): JSON for API clients, a page
+// for people.
 
 interface MediaRange {
   type: string;

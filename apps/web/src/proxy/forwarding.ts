@@ -52,10 +52,11 @@ export interface ClientFacts {
 }
 
 /**
- * The headers sent to the chat backend: the client's end-to-end headers, minus `host`
- * (the backend's own is set from its URL), plus the forwarding facts. The client's address
- * is appended to any `X-Forwarded-For` chain already present, as nginx's
- * `$proxy_add_x_forwarded_for` does (seed §4.2): the last entry is the one we vouch for.
+ * The headers sent to the chat backend: the client's end-to-end headers, minus `host` (the
+ * backend's own is set from its URL), plus the forwarding facts. The client's address is
+ * appended to any `X-Forwarded-For` chain already present, as nginx's
+ * `$proxy_add_x_forwarded_for` does (docs/specification.md, "Reverse proxy"): the last
+ * entry is the one we vouch for.
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,

@@ -6,6 +6,7 @@ import type {
   TranslatedError,
 } from '../adapter.js';
 import { openAIErrorBody } from '../openai-errors.js';
+import { openAIUsage } from '../openai-usage.js';
 import { DONE_EVENT, EventStreamDecoder, dataEvent, errorEvent } from '../sse.js';
 
 // Anthropic Messages API answers → OpenAI chat completions: the JSON answer, the event
@@ -60,15 +61,6 @@ export function usageOf(usage: AnthropicUsage): ReportedUsage {
     promptTokens: (usage.input_tokens ?? 0) + cached + written,
     completionTokens: usage.output_tokens ?? 0,
     cachedTokens: cached,
-  };
-}
-
-export function openAIUsage(usage: ReportedUsage): Record<string, unknown> {
-  return {
-    prompt_tokens: usage.promptTokens,
-    completion_tokens: usage.completionTokens,
-    total_tokens: usage.promptTokens + usage.completionTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens ?? 0 },
   };
 }
 

@@ -1,4 +1,15 @@
-import { GatewayError, type ChatMessage, type ContentPart } from '@switchyard/contracts';
+import { type ChatMessage, type ContentPart } from '@switchyard/contracts';
+import {
+  completionBudget,
+  dataUrlImage,
+  functionTools,
+  imageUrlOf,
+  invalid,
+  refuseUnconvertible,
+  stopSequences,
+  textOf,
+  toolArguments,
+} from '../openai-request.js';
 
 // OpenAI chat-completion request → Anthropic Messages API request
 // (https://docs.anthropic.com/en/api/messages).
@@ -18,20 +29,13 @@ export function defaultMaxTokens(model: string): number {
   return 4096;
 }
 
-function invalid(message: string, param: string): GatewayError {
-  return new GatewayError('invalid_request', message, param);
-}
-
-const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,(.*)$/is;
-
 function imageBlock(url: string, param: string): Block {
-  const data = DATA_URL.exec(url);
-  if (data) {
+  const data = dataUrlImage(url);
+  if (data)
     return {
       type: 'image',
-      source: { type: 'base64', media_type: data[1]!.toLowerCase(), data: data[2] },
+      source: { type: 'base64', media_type: data.mediaType, data: data.data },
     };
-  }
   if (/^https?:\/\//i.test(url)) return { type: 'image', source: { type: 'url', url } };
   throw invalid('An image must be a data URL (base64) or an http(s) URL.', param);
 }
@@ -46,35 +50,19 @@ function contentBlocks(content: ChatMessage['content'], param: string): Block[] 
       return typeof text === 'string' && text !== '' ? [{ type: 'text', text }] : [];
     }
     if (part.type === 'image_url') {
-      const image = (part as { image_url?: { url?: unknown } | string }).image_url;
-      const url = typeof image === 'string' ? image : image?.url;
-      if (typeof url !== 'string') throw invalid('`image_url.url` must be a string.', where);
-      return [imageBlock(url, where)];
+      return [imageBlock(imageUrlOf(part, where), where)];
     }
     throw invalid(`Content parts of type \`${part.type}\` cannot be sent to this model.`, where);
   });
 }
 
-function textOf(content: ChatMessage['content']): string {
-  if (typeof content === 'string') return content;
-  return (content ?? [])
-    .map((part) => (part.type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
-    .join('');
-}
-
 function toolUse(call: NonNullable<ChatMessage['tool_calls']>[number], param: string): Block {
-  let input: unknown = {};
-  const args = call.function?.arguments;
-  if (typeof args === 'string' && args.trim() !== '') {
-    try {
-      input = JSON.parse(args);
-    } catch {
-      throw invalid('Tool call arguments must be a JSON object.', `${param}.function.arguments`);
-    }
-  }
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw invalid('Tool call arguments must be a JSON object.', `${param}.function.arguments`);
-  return { type: 'tool_use', id: call.id, name: call.function?.name, input };
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.function?.name,
+    input: toolArguments(call, param),
+  };
 }
 
 /** Messages in Anthropic's alternation: consecutive turns of one role become one turn. */
@@ -127,20 +115,11 @@ function conversation(messages: ChatMessage[]): { system: Block[]; messages: Ant
 }
 
 function tools(value: unknown): Block[] | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  return value.map((tool: { type?: string; function?: Record<string, unknown> }, index) => {
-    if (tool?.type !== 'function' || typeof tool.function?.name !== 'string')
-      throw invalid(
-        'Only function tools with a name can be sent to this model.',
-        `tools[${index}]`,
-      );
-    const { name, description, parameters } = tool.function;
-    return {
-      name,
-      ...(typeof description === 'string' ? { description } : {}),
-      input_schema: parameters ?? { type: 'object', properties: {} },
-    };
-  });
+  return functionTools(value)?.map(({ name, description, parameters }) => ({
+    name,
+    ...(description !== undefined ? { description } : {}),
+    input_schema: parameters ?? { type: 'object', properties: {} },
+  }));
 }
 
 function toolChoice(value: unknown, parallel: unknown): Block | undefined {
@@ -155,24 +134,12 @@ function toolChoice(value: unknown, parallel: unknown): Block | undefined {
   throw invalid("'tool_choice' must be auto, required, none or a named function.", 'tool_choice');
 }
 
-function stopSequences(stop: unknown): string[] | undefined {
-  if (typeof stop === 'string') return [stop];
-  if (Array.isArray(stop) && stop.length > 0) return stop.filter((s) => typeof s === 'string');
-  return undefined;
-}
-
 export function toAnthropicRequest(
   body: Record<string, unknown>,
   model: string,
   stream: boolean,
 ): Record<string, unknown> {
-  if (typeof body.n === 'number' && body.n > 1)
-    throw invalid('This model returns one choice per request (`n` must be 1).', 'n');
-  if (body.functions !== undefined || body.function_call !== undefined)
-    throw invalid(
-      '`functions` and `function_call` are deprecated; send `tools` and `tool_choice`.',
-      'functions',
-    );
+  refuseUnconvertible(body);
   const format = (body.response_format as { type?: unknown } | undefined)?.type;
   if (format !== undefined && format !== 'text')
     throw invalid(
@@ -180,11 +147,10 @@ export function toAnthropicRequest(
       'response_format',
     );
   const { system, messages } = conversation(body.messages as ChatMessage[]);
-  const budget = body.max_completion_tokens ?? body.max_tokens;
   const request: Record<string, unknown> = {
     model,
     messages,
-    max_tokens: typeof budget === 'number' && budget > 0 ? budget : defaultMaxTokens(model),
+    max_tokens: completionBudget(body) ?? defaultMaxTokens(model),
   };
   if (system.length > 0) request.system = system;
   const stop = stopSequences(body.stop);

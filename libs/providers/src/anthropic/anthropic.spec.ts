@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { GatewayError } from '@switchyard/contracts';
-import type { AnswerContext, StreamTranslator } from '../adapter.js';
+import type { AnswerContext } from '../adapter.js';
+import { translate } from '../stream.fixture.js';
 import { anthropicAdapter } from './anthropic.adapter.js';
 
 // Fixtures follow the examples of Anthropic's API reference (Messages, Streaming, Tool use,
@@ -22,22 +23,6 @@ function request(body: Record<string, unknown>, stream = false): Record<string, 
     stream,
   );
   return JSON.parse(outbound.body.toString('utf8')) as Record<string, unknown>;
-}
-
-/** Feeds a stream in pieces of `size` bytes, so events and characters are split anywhere. */
-function translate(translator: StreamTranslator, stream: Buffer, size: number): unknown[] {
-  let out = '';
-  for (let at = 0; at < stream.length; at += size)
-    out += translator.push(stream.subarray(at, at + size));
-  out += translator.end();
-  return out
-    .split('\n\n')
-    .filter((event) => event !== '')
-    .map((event) => {
-      expect(event.startsWith('data: ')).toBe(true);
-      const data = event.slice(6);
-      return data === '[DONE]' ? data : JSON.parse(data);
-    });
 }
 
 describe('anthropic requests', () => {
@@ -472,8 +457,8 @@ describe('anthropic errors', () => {
         code: 'overloaded_error',
       },
     });
-    expect(anthropicAdapter.healthStatus(529)).toBe(429);
-    expect(anthropicAdapter.healthStatus(401)).toBe(401);
+    expect(anthropicAdapter.healthStatus(529, Buffer.alloc(0))).toBe(429);
+    expect(anthropicAdapter.healthStatus(401, Buffer.alloc(0))).toBe(401);
     const html = anthropicAdapter.error(401, Buffer.from('<html>denied</html>'));
     expect(JSON.parse(html.body.toString()).error).toMatchObject({ type: 'authentication_error' });
   });

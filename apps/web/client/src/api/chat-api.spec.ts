@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo } from 'node:net';
 import {
   imagesOf,
-  itemsOf,
+  listMessages,
   pageOf,
   readMessage,
   readModel,
@@ -14,16 +14,14 @@ import { type ApiProblem, setApiOrigin } from './http.js';
 import { type Id, type Usage } from './types.js';
 
 describe('reading answers', () => {
-  it('takes lists as arrays or as {items, total}', () => {
+  it('reads lists as {items, total}, leaving out what is not an item', () => {
     const model = { id: 1, name: 'gpt-4o', purpose: 'chat', platform: 'openai' };
-    expect(itemsOf([model])).toEqual([model]);
-    expect(itemsOf({ items: [model], total: 9 })).toEqual([model]);
-    expect(itemsOf({ nothing: true })).toEqual([]);
     expect(pageOf({ items: [model, { bad: 1 }], total: 9 }, readModel)).toEqual({
       items: [model],
       total: 9,
     });
-    expect(pageOf([model], readModel).total).toBe(1);
+    expect(pageOf({ nothing: true }, readModel)).toEqual({ items: [], total: 0 });
+    expect(pageOf([model], readModel)).toEqual({ items: [], total: 0 });
   });
 
   it('reads the tool steps saved with a reply, dropping what is not a step', () => {
@@ -127,7 +125,7 @@ describe('readPreferences', () => {
   });
 });
 
-describe('sendMessage', () => {
+describe('the chat API over HTTP', () => {
   let server: Server;
   let answer: (res: ServerResponse, body: string) => Promise<void>;
   let received: { url: string; body: string; accept: string | undefined }[];
@@ -179,6 +177,26 @@ describe('sendMessage', () => {
     );
     return { log, outcome };
   }
+
+  it('reads a whole conversation page by page, oldest first', async () => {
+    const stored = Array.from({ length: 250 }, (_, i) => ({
+      id: i + 1,
+      role: 'user',
+      content: `m${i + 1}`,
+    }));
+    answer = async (res) => {
+      const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
+      const [page, size] = [Number(query.get('page')), Number(query.get('pageSize'))];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: stored.slice((page - 1) * size, page * size), total: 250 }));
+    };
+    const messages = await listMessages(7);
+    expect(messages.map((m) => m.content)).toEqual(stored.map((m) => m.content));
+    expect(received.map((r) => r.url)).toEqual([
+      '/api/conversations/7/messages?page=1&pageSize=200',
+      '/api/conversations/7/messages?page=2&pageSize=200',
+    ]);
+  });
 
   it('hands over deltas, images and the end of the reply in order', async () => {
     answer = async (res) => {

@@ -35,19 +35,11 @@ type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Lists come as an array or as `{items, total}`: both are read. */
-export function itemsOf(answer: unknown): unknown[] {
-  if (Array.isArray(answer)) return answer;
-  if (isRecord(answer) && Array.isArray(answer['items'])) return answer['items'];
-  return [];
-}
-
+/** Every list of the chat API answers `{items, total}`; items that cannot be read are left out. */
 export function pageOf<T>(answer: unknown, read: (item: unknown) => T | null): Page<T> {
-  const items = itemsOf(answer)
-    .map(read)
-    .filter((item): item is T => item !== null);
-  const total =
-    isRecord(answer) && typeof answer['total'] === 'number' ? answer['total'] : items.length;
+  if (!isRecord(answer) || !Array.isArray(answer['items'])) return { items: [], total: 0 };
+  const items = answer['items'].map(read).filter((item): item is T => item !== null);
+  const total = typeof answer['total'] === 'number' ? answer['total'] : items.length;
   return { items, total };
 }
 
@@ -273,20 +265,33 @@ export async function setConversationServers(conversation: Id, mcpServerIds: Id[
 
 /** The MCP servers a user may enable in a conversation. */
 export async function listMcpServers(): Promise<McpServerChoice[]> {
-  return itemsOf(await call<unknown>('GET', '/mcp-servers')).flatMap((item) =>
+  const readServer = (item: unknown): McpServerChoice | null =>
     isRecord(item) && item['id'] !== undefined
-      ? [{ id: id(item['id']), name: text(item['name']) }]
-      : [],
-  );
+      ? { id: id(item['id']), name: text(item['name']) }
+      : null;
+  return pageOf(await call<unknown>('GET', '/mcp-servers'), readServer).items;
 }
 
 export async function deleteConversation(conversation: Id): Promise<void> {
   await call('DELETE', `/conversations/${path(conversation)}`);
 }
 
+/** The largest page of messages the chat API serves. */
+const MESSAGE_PAGE_SIZE = 200;
+
+/** The whole conversation, oldest first, read page by page. */
 export async function listMessages(conversation: Id): Promise<ChatMessage[]> {
-  const answer = await call<unknown>('GET', `/conversations/${path(conversation)}/messages`);
-  return pageOf(answer, readMessage).items;
+  const messages: ChatMessage[] = [];
+  for (let page = 1; ; page += 1) {
+    const query = new URLSearchParams({ page: String(page), pageSize: String(MESSAGE_PAGE_SIZE) });
+    const answer = await call<unknown>(
+      'GET',
+      `/conversations/${path(conversation)}/messages?${query.toString()}`,
+    );
+    const { items, total } = pageOf(answer, readMessage);
+    messages.push(...items);
+    if (items.length === 0 || page * MESSAGE_PAGE_SIZE >= total) return messages;
+  }
 }
 
 /** Deletes `from` and every later message: regenerate, or edit and resend. */

@@ -9,7 +9,7 @@ export class ApiProblem extends Error {
     readonly code: string,
     message: string,
     readonly fields?: { field: string; message: string }[],
-    /** The upstream provider's address, for `upstream_failed` (seed §7). */
+    /** The upstream provider's address, for `upstream_failed` (docs/specification.md, "Errors"). */
     readonly address?: string,
   ) {
     super(message);

@@ -1,5 +1,5 @@
-// The chat API as the web app uses it (issue 6). Shapes the contract leaves open are
-// read leniently by the functions in chat-api.ts.
+// The chat API as the web app uses it (docs/specification.md, "Endpoints" and "Lists").
+// Shapes the contract leaves open are read leniently by the functions in chat-api.ts.
 
 export type Role = 'user' | 'admin';
 export type Purpose = 'chat' | 'drawing' | 'music';

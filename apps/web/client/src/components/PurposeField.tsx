@@ -6,7 +6,7 @@ export const PURPOSE_LABELS: Record<Purpose, string> = {
   music: 'Music',
 };
 
-/** The purpose of a model or an API key record (seed §2.1-2.2). */
+/** The purpose of a model or an API key record (docs/specification.md, "Chat upstream records"). */
 export function PurposeField(props: { value: Purpose; onChange: (purpose: Purpose) => void }) {
   return (
     <label>

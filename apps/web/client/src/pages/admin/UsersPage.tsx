@@ -122,7 +122,8 @@ export function UsersPage() {
           Previous
         </button>
         <span aria-live="polite">
-          Page {page} of {pages} ({users.data?.total ?? 0} users)
+          Page {page} of {pages} ({users.data?.total ?? 0}{' '}
+          {users.data?.total === 1 ? 'user' : 'users'})
         </span>
         <button
           type="button"

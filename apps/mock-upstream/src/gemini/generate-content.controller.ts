@@ -1,0 +1,130 @@
+import { Body, Controller, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { embed } from '../openai/embeddings.controller.js';
+import { ExchangeService, writeEvents } from '../openai/exchange.js';
+import { approximateTokens } from '../openai/completion.js';
+import {
+  answerContent,
+  candidatesTokensOf,
+  generateContentBody,
+  generateContentStream,
+  invalidGenerateContent,
+  promptTokensOf,
+  responseId,
+  usageMetadata,
+  type GenerateContentRequest,
+} from './gemini-content.js';
+import { GEMINI_DIALECT, geminiError } from './gemini-dialect.js';
+
+interface BatchEmbedRequest {
+  requests?: {
+    model?: string;
+    content?: { parts?: { text?: string }[] };
+    outputDimensionality?: number;
+  }[];
+}
+
+/**
+ * The Gemini API's model methods (https://ai.google.dev/api): `models/{model}:generateContent`,
+ * `:streamGenerateContent` (`alt=sse` for server-sent events, a JSON array otherwise) and
+ * `:batchEmbedContents`, with the mock's accounts and faults.
+ */
+@Controller('v1beta/models')
+export class GenerateContentController {
+  constructor(private readonly exchanges: ExchangeService) {}
+
+  @Post(':target')
+  @HttpCode(200)
+  async call(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('target') target: string,
+    @Query('alt') alt: string | undefined,
+    @Body() body: unknown,
+  ): Promise<void> {
+    const at = target.lastIndexOf(':');
+    const model = at > 0 ? target.slice(0, at) : target;
+    const method = at > 0 ? target.slice(at + 1) : '';
+    if (method === 'generateContent' || method === 'streamGenerateContent')
+      return this.generate(request, reply, model, body, method === 'streamGenerateContent', alt);
+    if (method === 'batchEmbedContents') return this.embed(request, reply, model, body);
+    await reply.status(404).send(
+      geminiError(404, {
+        message: `models/${model} is not found for API version v1beta, or is not supported for ${method || 'this method'}.`,
+      }),
+    );
+  }
+
+  private async generate(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    model: string,
+    body: unknown,
+    stream: boolean,
+    alt: string | undefined,
+  ): Promise<void> {
+    const invalid = invalidGenerateContent(body, model);
+    if (invalid) {
+      await reply.status(400).send(geminiError(400, { message: invalid }));
+      return;
+    }
+    const generate = body as GenerateContentRequest;
+    const prompt = promptTokensOf(generate);
+    const exchange = await this.exchanges.open(request, reply, prompt.prompt, GEMINI_DIALECT);
+    if (!exchange) return;
+    const { fault, lease } = exchange;
+    const version = fault.resolvedModel ?? model;
+    const answer = answerContent(generate, fault.reply);
+    const candidates = candidatesTokensOf(answer);
+    const id = responseId();
+    if (!stream) {
+      lease.finish('served', candidates);
+      await reply.send(generateContentBody(answer, usageMetadata(prompt, candidates), version, id));
+      return;
+    }
+    const responses = generateContentStream(answer, prompt, candidates, version, id);
+    if (alt !== 'sse') {
+      lease.finish('served', candidates);
+      await reply.send(responses);
+      return;
+    }
+    // Google's event stream separates its events with CRLF pairs.
+    const events = responses.map((response) => `data: ${JSON.stringify(response)}\r\n\r\n`);
+    const completed = await writeEvents(exchange, events);
+    lease.finish(completed ? 'served' : 'failed', candidates);
+  }
+
+  private async embed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    model: string,
+    body: unknown,
+  ): Promise<void> {
+    const requests = (body as BatchEmbedRequest | null)?.requests;
+    if (!Array.isArray(requests) || requests.length === 0) {
+      await reply
+        .status(400)
+        .send(geminiError(400, { message: '* BatchEmbedContentsRequest.requests: is empty' }));
+      return;
+    }
+    const stray = requests.findIndex((r) => r.model !== `models/${model}`);
+    if (stray >= 0) {
+      await reply.status(400).send(
+        geminiError(400, {
+          message: `* BatchEmbedContentsRequest.requests[${stray}].model: model must be models/${model}`,
+        }),
+      );
+      return;
+    }
+    const texts = requests.map((r) => (r.content?.parts ?? []).map((p) => p.text ?? '').join(''));
+    const tokens = texts.reduce((sum, text) => sum + approximateTokens(text), 0);
+    const exchange = await this.exchanges.open(request, reply, tokens, GEMINI_DIALECT);
+    if (!exchange) return;
+    exchange.lease.finish('served', 0);
+    await reply.send({
+      embeddings: requests.map((r, index) => ({
+        values: embed(texts[index]!, Math.min(r.outputDimensionality ?? 8, 3072)),
+      })),
+    });
+  }
+}

@@ -376,10 +376,9 @@ describe('the chat app as an A2A agent', () => {
   it('fails a task with the reason when the decision model may not be used', async () => {
     const admin = bearer(await login(chat.api, ADMIN.username, ADMIN.password));
     const models = (await chat.api.get('/api/admin/models').set(admin).expect(200)).body as {
-      id: number;
-      name: string;
-    }[];
-    const modelId = models.find((model) => model.name === MODEL)!.id;
+      items: { id: number; name: string }[];
+    };
+    const modelId = models.items.find((model) => model.name === MODEL)!.id;
     await chat.api
       .patch(`/api/admin/models/${modelId}`)
       .set(admin)

@@ -398,11 +398,8 @@ export async function usage(): Promise<Details> {
 
 // A2A keys (docs/tools.md, A2A).
 
-export async function listA2aKeys(): Promise<A2aKey[]> {
-  return itemsOf(await call<unknown>('GET', '/me/a2a-keys')).flatMap((item) => {
-    const key = readA2aKey(item);
-    return key ? [key] : [];
-  });
+export async function listA2aKeys(): Promise<Page<A2aKey>> {
+  return pageOf(await call<unknown>('GET', '/me/a2a-keys'), readA2aKey);
 }
 
 /** The new key's record and the key itself, which is never shown again. */

@@ -104,7 +104,7 @@ function A2aKeysSection() {
       )}
       <div class="table-scroll">
         <table aria-busy={keys.loading}>
-          <caption class="visually-hidden">Your A2A keys ({keys.data?.length ?? 0})</caption>
+          <caption class="visually-hidden">Your A2A keys ({keys.data?.total ?? 0})</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -118,12 +118,12 @@ function A2aKeysSection() {
             </tr>
           </thead>
           <tbody>
-            {keys.data?.length === 0 && (
+            {keys.data?.items.length === 0 && (
               <tr>
                 <td colSpan={6}>No A2A keys yet.</td>
               </tr>
             )}
-            {keys.data?.map((key) => (
+            {keys.data?.items.map((key) => (
               <tr key={String(key.id)}>
                 <td>{key.name}</td>
                 <td>

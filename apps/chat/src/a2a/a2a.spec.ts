@@ -15,6 +15,7 @@ import {
   login,
   newUser,
   resetChatData,
+  sendMessage,
   startChat,
   startMockUpstream,
   type ChatHarness,
@@ -516,6 +517,50 @@ describe('the chat app as an A2A agent', () => {
           result: `The tool answered: ${forecastFor(ADDRESS)}`,
         }),
       ]);
+    });
+
+    it('lets a conversation delegate in prompt mode, its progress streamed as tool steps', async () => {
+      await chat.api
+        .post('/api/admin/models')
+        .set(admin)
+        .send({ name: 'prompt-delegator', toolMode: 'prompt', open: true })
+        .expect(201);
+      const conversation = await chat.api
+        .post('/api/conversations')
+        .set(bearer(user.token))
+        .send({ model: 'prompt-delegator' })
+        .expect(201);
+      const inner = `get_forecast {\\"address\\": \\"${ADDRESS}\\"}`;
+      const reply = await sendMessage(chat, user.token, conversation.body.id as string, {
+        content: `delegate_to_remote {"message": "${inner}"}`,
+      });
+      const names = reply.events.map((e) => e.event).filter((e) => e.startsWith('tool'));
+      expect(names[0]).toBe('tools');
+      expect(names).toContain('tool_progress');
+      const call = reply.events.find((e) => e.event === 'tool_call')!.data;
+      expect(call).toMatchObject({
+        kind: 'delegate',
+        server: 'remote',
+        tool: 'delegate_to_remote',
+      });
+      const progress = reply.events.filter((e) => e.event === 'tool_progress').map((e) => e.data);
+      expect(progress.at(-1)).toEqual({ id: call.id, state: 'completed' });
+      const result = reply.events.filter((e) => e.event === 'tool_result').at(-1)!.data;
+      expect(result).toMatchObject({
+        kind: 'delegate',
+        ok: true,
+        result: `The tool answered: ${forecastFor(ADDRESS)}`,
+      });
+      expect(reply.events.at(-1)!.event).toBe('done');
+      const saved = await chat.api
+        .get(`/api/conversations/${conversation.body.id as string}/messages`)
+        .set(bearer(user.token))
+        .expect(200);
+      const stored = (saved.body.items as { role: string; toolSteps: { kind: string }[] }[]).at(
+        -1,
+      )!;
+      expect(stored.role).toBe('assistant');
+      expect(stored.toolSteps.map((step) => step.kind)).toEqual(['connect', 'delegate']);
     });
 
     it('reports a revoked key of the remote agent as a failed tool step the model reads', async () => {

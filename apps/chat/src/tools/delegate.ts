@@ -39,6 +39,11 @@ export function delegateToolName(agent: string): string {
   return `delegate_to_${agent}`;
 }
 
+/** What the model is told the tool does. */
+export function delegateDescription(delegate: Delegate): string {
+  return `Hand a task to the agent "${delegate.agent}" and get its answer. ${delegate.description}`.trim();
+}
+
 export const DELEGATE_INPUT_SCHEMA = {
   type: 'object',
   properties: {

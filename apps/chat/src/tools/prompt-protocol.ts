@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type McpSession } from '../mcp/mcp-session.js';
-import { DELEGATE_INPUT_SCHEMA, type Delegate } from './delegate.js';
+import { DELEGATE_INPUT_SCHEMA, delegateDescription, type Delegate } from './delegate.js';
 import { resultForModel, type ToolCallRequest, type ToolStep } from './tool-step.js';
 
 // Prompt mode (docs/tools.md): the tool definitions are written into the system prompt,
@@ -31,7 +31,7 @@ function delegateSection(name: string, delegate: Delegate): string {
     `## Server \`${delegate.agent}\``,
     [
       `### Tool \`${name}\` on server \`${delegate.agent}\``,
-      `Hand a task to the agent "${delegate.agent}" and get its answer. ${delegate.description}`,
+      delegateDescription(delegate),
       '  Arguments:',
       ...argumentLines(DELEGATE_INPUT_SCHEMA as unknown as Record<string, unknown>),
       `  Input schema: ${JSON.stringify(DELEGATE_INPUT_SCHEMA)}`,

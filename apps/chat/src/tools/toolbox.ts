@@ -5,6 +5,7 @@ import { describeMcpError, type McpSession, type McpTool } from '../mcp/mcp-sess
 import {
   DELEGATE_INPUT_SCHEMA,
   DelegationError,
+  delegateDescription,
   delegateToolName,
   type Delegate,
   type DelegateProgress,
@@ -42,10 +43,6 @@ function functionNameOf(wanted: string, taken: Set<string>): string {
   }
   taken.add(name);
   return name;
-}
-
-function delegateDescription(delegate: Delegate): string {
-  return `Hand a task to the agent "${delegate.agent}" and get its answer. ${delegate.description}`.trim();
 }
 
 function isTimeout(error: unknown): boolean {

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
 import { overflowingElements } from '../support/layout.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server, chat
@@ -274,10 +274,11 @@ describe('chat web app in a browser', () => {
   it('keeps script in a reply inert: raw HTML shows as text, script links are not links', async () => {
     await page.evaluate(() => ((globalThis as unknown as { pwned?: number }).pwned = 0));
     const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
+    const recordDialog = (dialog: Dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
-    });
+    };
+    page.on('dialog', recordDialog);
     await nextReply(
       mock.url,
       [
@@ -309,6 +310,7 @@ describe('chat web app in a browser', () => {
     await reply.getByText('click me', { exact: false }).click();
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
     expect(dialogs).toEqual([]);
+    page.off('dialog', recordDialog);
     await screenshot(page, 'xss-reply');
   });
 
@@ -578,6 +580,51 @@ describe('chat web app in a browser', () => {
     await page.goto(`${web.url}/admin/users`);
     await page.getByText('Only administrators can open the admin dashboard.').waitFor();
     await page.goto(web.url);
+  });
+
+  it('creates an A2A key shown once, lists it by its last four characters, and revokes it', async () => {
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'A2A keys' }).waitFor();
+    await page.getByLabel('Name').fill('research agent');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByLabel('Key', { exact: true });
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    expect(key).toMatch(/^a2a-[A-Za-z0-9]{43}$/);
+    const table = page.getByRole('table', { name: /Your A2A keys/ });
+    await table.getByRole('cell', { name: 'research agent', exact: true }).waitFor();
+    expect(await table.innerText()).toContain(`…${key.slice(-4)}`);
+    expect(await table.innerText()).not.toContain(key);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'account-a2a-key-created');
+
+    // The card is public; the endpoint takes the key until it is revoked.
+    const card = await fetch(`${web.url}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const getTask = () =>
+      fetch(`${web.url}/api/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tasks/get',
+          params: { id: 'none' },
+        }),
+      });
+    expect((await getTask()).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Revoke research agent' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke the A2A key "research agent"?' })
+      .getByRole('button', { name: 'Revoke key' })
+      .click();
+    await page.getByText('"research agent" revoked.').waitFor();
+    expect(await table.innerText()).toMatch(/Revoked/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'account-a2a-key-revoked');
+    expect((await getTask()).status).toBe(401);
   });
 
   it('answers 502 with a readable page when the chat backend is down', async () => {

@@ -5,6 +5,8 @@ import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { ApiExceptionFilter, apiValidationPipe } from '@switchyard/service';
+import { A2aModule } from './a2a/a2a.module.js';
+import { A2aAgentsModule } from './a2a-agents/a2a-agents.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { SessionGuard } from './auth/session.guard.js';
@@ -36,6 +38,8 @@ export class ChatModule {
         ApiKeysModule,
         McpModule,
         ConversationsModule,
+        A2aAgentsModule,
+        A2aModule,
         UsageModule,
       ],
       providers: [

@@ -214,6 +214,17 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(100, 600_000)
   CHAT_TOOL_TIMEOUT_MS: number = 30_000;
 
+  /**
+   * The chat model that answers A2A tasks (docs/tools.md, A2A); unset, the A2A endpoint
+   * refuses every task.
+   */
+  @TextVariable({ optional: true, pattern: /^.{1,128}$/, expects: 'a chat model name' })
+  CHAT_A2A_MODEL?: string;
+
+  /** How long a task delegated to a remote A2A agent may take, start to end. */
+  @IntegerVariable(1000, 3_600_000)
+  CHAT_A2A_DELEGATE_TIMEOUT_MS: number = 300_000;
+
   /** Failed logins allowed per account within one window; then 429 until it ends. */
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;

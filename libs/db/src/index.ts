@@ -7,6 +7,9 @@ export { defaultMigrationsDirectory } from './migrate/paths.js';
 export * from './generated/prisma/enums.js';
 export { Prisma } from './generated/prisma/client.js';
 export type {
+  A2aAgent,
+  A2aKey,
+  A2aTask,
   AdminUser,
   ApiKeyRecord,
   AuditLog,

@@ -76,10 +76,11 @@ describe('createLogger', () => {
 });
 
 describe('maskCredentials', () => {
-  it('masks bearer credentials and sk-/sess- tokens, leaving the rest', () => {
+  it('masks bearer credentials and sk-/sess-/a2a- tokens, leaving the rest', () => {
     expect(
       maskCredentials('Authorization: Bearer eyJhbGciOi.x.y and sk-1234567890abc, sess-zzzzzzzzzz'),
     ).toBe('Authorization: Bearer [redacted] and sk-[redacted], sess-[redacted]');
+    expect(maskCredentials('key a2a-abcdefghijklmnop')).toBe('key a2a-[redacted]');
     expect(maskCredentials('a normal sentence about sk- prefixes')).toBe(
       'a normal sentence about sk- prefixes',
     );

@@ -4,8 +4,8 @@
 const CREDENTIAL_PATTERNS: RegExp[] = [
   // Bearer credentials in headers or messages.
   /(Bearer\s+)[^\s"',;]+/gi,
-  // OpenAI-style keys (ours and most providers'): sk-..., and our session tokens.
-  /\b(sk|sess)-[A-Za-z0-9_-]{6,}/g,
+  // OpenAI-style keys (ours and most providers'): sk-..., our session tokens and A2A keys.
+  /\b(sk|sess|a2a)-[A-Za-z0-9_-]{6,}/g,
 ];
 
 export function maskCredentials(text: string): string {

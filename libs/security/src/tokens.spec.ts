@@ -1,4 +1,10 @@
-import { generateGatewayToken, generateSessionToken, lastFour, sha256Hex } from './tokens.js';
+import {
+  generateA2aKey,
+  generateGatewayToken,
+  generateSessionToken,
+  lastFour,
+  sha256Hex,
+} from './tokens.js';
 
 describe('tokens', () => {
   it('makes unguessable, recognisable tokens', () => {
@@ -6,6 +12,7 @@ describe('tokens', () => {
     expect(tokens.size).toBe(1000);
     for (const token of tokens) expect(token).toMatch(/^sk-[A-Za-z0-9]{48}$/);
     expect(generateSessionToken()).toMatch(/^sess-[A-Za-z0-9]{43}$/);
+    expect(generateA2aKey()).toMatch(/^a2a-[A-Za-z0-9]{43}$/);
   });
 
   it('hashes with SHA-256 and shows only the last four characters', () => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-// Bearer credentials handed to people and programs: gateway tokens (`sk-…`) and login
-// sessions (`sess-…`). Only their SHA-256 is ever stored; the prefixes let the logger
+// Bearer credentials handed to people and programs: gateway tokens (`sk-…`), login
+// sessions (`sess-…`) and the chat app's A2A keys (`a2a-…`). Only their SHA-256 is ever stored; the prefixes let the logger
 // recognise and mask them.
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -24,6 +24,10 @@ export function generateGatewayToken(): string {
 
 export function generateSessionToken(): string {
   return `sess-${randomText(43)}`;
+}
+
+export function generateA2aKey(): string {
+  return `a2a-${randomText(43)}`;
 }
 
 export function sha256Hex(value: string): string {

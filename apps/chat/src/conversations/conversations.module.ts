@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { RecordRotation } from '../api-keys/record-rotation.js';
+import { A2aAgentsModule } from '../a2a-agents/a2a-agents.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { ModelsModule } from '../models/models.module.js';
 import { ToolLoopService } from '../tools/tool-loop.service.js';
@@ -11,7 +12,8 @@ import { ConversationsService } from './conversations.service.js';
 import { MessagesService } from './messages.service.js';
 
 @Module({
-  imports: [ModelsModule, ApiKeysModule, McpModule],
+  imports: [ModelsModule, ApiKeysModule, McpModule, A2aAgentsModule],
+  exports: [MessagesService, RecordRotation],
   controllers: [ConversationsController],
   providers: [
     ConversationsRepository,

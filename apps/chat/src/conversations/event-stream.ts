@@ -6,9 +6,12 @@ import { type FastifyReply } from 'fastify';
 // back-pressure. A comment line every few seconds keeps proxies from closing a stream
 // that waits on a slow upstream.
 
-/** `tools`, `tool_call` and `tool_result` carry the tool loop's steps (docs/tools.md). */
+/**
+ * `tools`, `tool_call`, `tool_progress` (a delegated task's state) and `tool_result` carry
+ * the tool loop's steps (docs/tools.md).
+ */
 export type ReplyEvent =
-  'delta' | 'image' | 'tools' | 'tool_call' | 'tool_result' | 'done' | 'error';
+  'delta' | 'image' | 'tools' | 'tool_call' | 'tool_progress' | 'tool_result' | 'done' | 'error';
 
 export interface EventSink {
   /** Aborted when the browser goes away before the stream ended. */

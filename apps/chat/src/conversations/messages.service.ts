@@ -32,16 +32,28 @@ import { type EventSink } from './event-stream.js';
 // the model's purpose are tried in round-robin order. A record that times out, cannot be
 // reached or has no channel is skipped, as long as nothing has reached the browser yet.
 
-/** A message that passed every check; what `deliver` needs to get the reply. */
-export interface PreparedMessage {
-  userId: number;
-  conversationId: string;
+/** What one reply needs: the model, its records, the turns so far, the MCP servers. */
+export interface ReplyRequest {
   model: UsableModel;
   targets: UpstreamTarget[];
   /** The conversation so far, ending with the new user message. */
   turns: ChatTurn[];
-  /** The MCP servers the conversation enabled (used when the model has a tool mode). */
+  /** The MCP servers to offer (used when the model has a tool mode). */
   mcpServerIds: number[];
+}
+
+/** A message that passed every check; what `deliver` needs to get the reply. */
+export interface PreparedMessage extends ReplyRequest {
+  userId: number;
+  conversationId: string;
+}
+
+/** A reply that is not saved as a message: an A2A task's (docs/tools.md). */
+export interface Answer {
+  content: string;
+  toolSteps: ToolStep[];
+  usage: { promptTokens: number; completionTokens: number } | null;
+  error: { code: ApiErrorCode; message: string } | null;
 }
 
 interface Outcome {
@@ -123,13 +135,7 @@ export class MessagesService {
   /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
   async deliver(prepared: PreparedMessage, sink: EventSink): Promise<void> {
     try {
-      const outcome =
-        prepared.model.purpose === 'drawing'
-          ? await this.draw(prepared, sink)
-          : prepared.model.toolMode !== 'off' && prepared.mcpServerIds.length > 0
-            ? await this.converseWithTools(prepared, prepared.model.toolMode, sink)
-            : await this.converse(prepared, sink);
-      await this.finish(prepared, outcome, sink);
+      await this.finish(prepared, await this.produce(prepared, sink), sink);
     } catch (error) {
       this.logger.error({
         message: 'reply failed',
@@ -145,14 +151,37 @@ export class MessagesService {
     }
   }
 
-  private async converse(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
+  /**
+   * A reply streamed into `sink` (its text and tool steps; no `done` or `error` event)
+   * and returned, without saving it anywhere: the same model calls and tool loop as a
+   * conversation's reply. Throws only on a defect.
+   */
+  async answer(request: ReplyRequest, sink: EventSink): Promise<Answer> {
+    const outcome = await this.produce(request, sink);
+    return {
+      content: outcome.content,
+      toolSteps: outcome.toolSteps,
+      usage: outcome.usage,
+      error: this.errorOf(outcome),
+    };
+  }
+
+  private async produce(request: ReplyRequest, sink: EventSink): Promise<Outcome> {
+    if (request.model.purpose === 'drawing') return this.draw(request, sink);
+    const mode = request.model.toolMode;
+    const offersTools =
+      mode !== 'off' && (request.mcpServerIds.length > 0 || (await this.toolLoop.hasDelegates()));
+    return offersTools ? this.converseWithTools(request, mode, sink) : this.converse(request, sink);
+  }
+
+  private async converse(prepared: ReplyRequest, sink: EventSink): Promise<Outcome> {
     const outcome = emptyOutcome();
     await this.callModel(prepared, prepared.turns, undefined, sink, outcome);
     return outcome;
   }
 
   private async converseWithTools(
-    prepared: PreparedMessage,
+    prepared: ReplyRequest,
     mode: 'native' | 'prompt',
     sink: EventSink,
   ): Promise<Outcome> {
@@ -174,7 +203,7 @@ export class MessagesService {
    * its text, usage and failure to `outcome`.
    */
   private async callModel(
-    prepared: PreparedMessage,
+    prepared: ReplyRequest,
     messages: ModelMessage[],
     tools: ModelTool[] | undefined,
     sink: EventSink,
@@ -225,7 +254,7 @@ export class MessagesService {
     return turn;
   }
 
-  private async draw(prepared: PreparedMessage, sink: EventSink): Promise<Outcome> {
+  private async draw(prepared: ReplyRequest, sink: EventSink): Promise<Outcome> {
     const outcome = emptyOutcome();
     const prompt = prepared.turns.at(-1)?.content ?? '';
     for (const target of prepared.targets) {
@@ -257,7 +286,7 @@ export class MessagesService {
    * which the client's timeout does not.
    */
   private async attempt(
-    prepared: PreparedMessage,
+    prepared: ReplyRequest,
     target: UpstreamTarget,
     sink: EventSink,
     call: (signal: AbortSignal, touch: () => void) => Promise<void>,
@@ -308,18 +337,7 @@ export class MessagesService {
     sink: EventSink,
   ): Promise<void> {
     const served = outcome.content !== '' || outcome.imageUrls.length > 0;
-    const error = outcome.failure
-      ? describeFailure(
-          outcome.failure.failure,
-          outcome.failure.target.address,
-          this.upstream.timeoutMs,
-        )
-      : outcome.toolLimitReached
-        ? {
-            code: 'tool_step_limit' satisfies ApiErrorCode,
-            message: `The model still called tools after ${MAX_TOOL_STEPS} rounds of tool calls; stopped there`,
-          }
-        : null;
+    const error = this.errorOf(outcome);
     const status = !error
       ? MessageStatus.complete
       : served
@@ -348,5 +366,22 @@ export class MessagesService {
         messageId,
       });
     }
+  }
+
+  private errorOf(outcome: Outcome): Answer['error'] {
+    if (outcome.failure) {
+      return describeFailure(
+        outcome.failure.failure,
+        outcome.failure.target.address,
+        this.upstream.timeoutMs,
+      );
+    }
+    if (outcome.toolLimitReached) {
+      return {
+        code: 'tool_step_limit',
+        message: `The model still called tools after ${MAX_TOOL_STEPS} rounds of tool calls; stopped there`,
+      };
+    }
+    return null;
   }
 }

@@ -4,6 +4,7 @@ import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type McpServer } from '@switchyard/db';
 import { SecretCipher } from '@switchyard/security';
 import { wholeList } from '@switchyard/service';
+import { validateHeaders } from '../common/request-headers.js';
 import {
   type AvailableMcpServerPageResponse,
   type CreateMcpServerDto,
@@ -14,25 +15,8 @@ import {
 import { McpServersRepository, type McpServerFields } from './mcp-servers.repository.js';
 import { describeMcpError, McpSession, type McpEndpoint } from './mcp-session.js';
 
-const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
-const MAX_HEADERS = 32;
-const MAX_HEADER_VALUE = 8192;
 /** A listing waits at most this long for a server, so one dead server cannot stall it. */
 const PROBE_TIMEOUT_MS = 5000;
-
-function validateHeaders(headers: Record<string, unknown>): Record<string, string> {
-  const entries = Object.entries(headers);
-  const fail = (message: string) =>
-    new ApiError('validation_failed', message, [{ field: 'headers', message }]);
-  if (entries.length > MAX_HEADERS) throw fail(`headers may have at most ${MAX_HEADERS} entries`);
-  for (const [name, value] of entries) {
-    if (!HEADER_NAME.test(name)) throw fail(`"${name}" is not a valid header name`);
-    if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > MAX_HEADER_VALUE) {
-      throw fail(`header "${name}" must be a single-line string of at most ${MAX_HEADER_VALUE}`);
-    }
-  }
-  return headers as Record<string, string>;
-}
 
 /** An open session, or why the server could not be reached. */
 export type ServerConnection =
@@ -61,6 +45,11 @@ export class McpServersService {
   /** Enabled servers, for the per-conversation picker. */
   async listAvailable(): Promise<AvailableMcpServerPageResponse> {
     return wholeList((await this.servers.listEnabled()).map(({ id, name }) => ({ id, name })));
+  }
+
+  /** Every enabled server's id: the servers an A2A task is offered (docs/tools.md). */
+  async enabledIds(): Promise<number[]> {
+    return (await this.servers.listEnabled()).map((server) => server.id);
   }
 
   /** Throws 400 unless every id names an enabled server. */

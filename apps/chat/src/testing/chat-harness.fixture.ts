@@ -27,7 +27,7 @@ export interface ChatHarness {
 export async function resetChatData(): Promise<void> {
   await query(
     process.env.DATABASE_URL!,
-    'TRUNCATE "Message", "Conversation", "ChatUser", "ChatModel", "ApiKeyRecord", "McpServer", "License", "Setting" RESTART IDENTITY CASCADE',
+    'TRUNCATE "Message", "Conversation", "ChatUser", "ChatModel", "ApiKeyRecord", "McpServer", "A2aAgent", "License", "Setting" RESTART IDENTITY CASCADE',
   );
   await clearRedisNamespace(process.env.REDIS_URL!, process.env.REDIS_PREFIX!);
 }

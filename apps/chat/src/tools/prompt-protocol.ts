@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type McpSession } from '../mcp/mcp-session.js';
+import { DELEGATE_INPUT_SCHEMA, delegateDescription, type Delegate } from './delegate.js';
 import { resultForModel, type ToolCallRequest, type ToolStep } from './tool-step.js';
 
 // Prompt mode (docs/tools.md): the tool definitions are written into the system prompt,
@@ -24,8 +25,25 @@ function argumentLines(schema: Record<string, unknown>): string[] {
   });
 }
 
+/** A delegate tool, written as a tool of a server named after its agent. */
+function delegateSection(name: string, delegate: Delegate): string {
+  return [
+    `## Server \`${delegate.agent}\``,
+    [
+      `### Tool \`${name}\` on server \`${delegate.agent}\``,
+      delegateDescription(delegate),
+      '  Arguments:',
+      ...argumentLines(DELEGATE_INPUT_SCHEMA as unknown as Record<string, unknown>),
+      `  Input schema: ${JSON.stringify(DELEGATE_INPUT_SCHEMA)}`,
+    ].join('\n'),
+  ].join('\n\n');
+}
+
 /** The system prompt that describes every tool and resource and how to use them. */
-export function toolPrompt(sessions: McpSession[]): string {
+export function toolPrompt(
+  sessions: McpSession[],
+  delegates: { name: string; delegate: Delegate }[] = [],
+): string {
   const sections = sessions.map((session) => {
     const server = session.endpoint.name;
     const tools = session.tools.map((tool) =>
@@ -52,6 +70,7 @@ export function toolPrompt(sessions: McpSession[]): string {
     'Use one command per answer and wait: its result arrives as the next user message. When you need no tool, answer normally.',
     '# Available tools and resources',
     ...sections,
+    ...delegates.map(({ name, delegate }) => delegateSection(name, delegate)),
   ].join('\n\n');
 }
 

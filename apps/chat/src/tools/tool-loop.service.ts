@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { type EventSink } from '../conversations/event-stream.js';
+import { A2aAgentsService } from '../a2a-agents/a2a-agents.service.js';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { type ModelMessage, type ModelTool, type ChatTurn } from '../upstream/upstream-client.js';
 import { parseCommand, resultTurn, toolPrompt } from './prompt-protocol.js';
@@ -49,8 +50,14 @@ function parseArguments(raw: string): unknown {
 export class ToolLoopService {
   constructor(
     private readonly servers: McpServersService,
+    private readonly agents: A2aAgentsService,
     private readonly env: ChatEnv,
   ) {}
+
+  /** Whether a remote agent is offered even where no MCP server is enabled. */
+  hasDelegates(): Promise<boolean> {
+    return this.agents.anyEnabled();
+  }
 
   async run(
     mode: ToolMode,
@@ -59,12 +66,23 @@ export class ToolLoopService {
     sink: EventSink,
     callModel: CallModel,
   ): Promise<LoopResult> {
-    const connections = await this.servers.connect(serverIds);
+    const [connections, agents] = await Promise.all([
+      this.servers.connect(serverIds),
+      this.agents.connect(),
+    ]);
     const sessions = connections.flatMap((c) => (c.session ? [c.session] : []));
-    const unreachable = connections.flatMap((c) =>
-      c.error === undefined ? [] : [{ name: c.server.name, error: c.error }],
+    const unreachable = [
+      ...connections.flatMap((c) =>
+        c.error === undefined ? [] : [{ name: c.server.name, error: c.error }],
+      ),
+      ...agents.unreachable,
+    ];
+    const toolbox = new Toolbox(
+      sessions,
+      unreachable,
+      this.env.CHAT_TOOL_TIMEOUT_MS,
+      agents.delegates,
     );
-    const toolbox = new Toolbox(sessions, unreachable, this.env.CHAT_TOOL_TIMEOUT_MS);
     try {
       return await this.loop(mode, toolbox, turns, sink, callModel);
     } finally {
@@ -81,11 +99,15 @@ export class ToolLoopService {
   ): Promise<LoopResult> {
     const steps: ToolStep[] = unreachableSteps(toolbox);
     const tools = mode === 'native' && !toolbox.isEmpty ? toolbox.nativeTools() : undefined;
-    const prompt = mode === 'prompt' && !toolbox.isEmpty ? toolPrompt(toolbox.sessions) : null;
+    const prompt =
+      mode === 'prompt' && !toolbox.isEmpty
+        ? toolPrompt(toolbox.sessions, toolbox.delegateTools())
+        : null;
     await sink.send('tools', {
       mode,
       servers: [
         ...toolbox.sessions.map((s) => ({ name: s.endpoint.name, reachable: true })),
+        ...toolbox.delegates.map((d) => ({ name: d.agent, reachable: true })),
         ...toolbox.unreachable.map((s) => ({ name: s.name, reachable: false, error: s.error })),
       ],
       definitionTokens: approximateTokens(prompt ?? JSON.stringify(tools ?? [])),
@@ -106,7 +128,9 @@ export class ToolLoopService {
       const results: ToolStep[] = [];
       for (const call of calls) {
         await sink.send('tool_call', call);
-        const step = await toolbox.run(call, sink.gone);
+        const step = await toolbox.run(call, sink.gone, (update) =>
+          sink.send('tool_progress', { id: call.id, ...update }),
+        );
         await sink.send('tool_result', step);
         results.push(step);
       }
@@ -134,18 +158,18 @@ export class ToolLoopService {
   private callsOf(mode: ToolMode, turn: ModelTurn, toolbox: Toolbox): ToolCallRequest[] {
     if (mode === 'prompt') {
       const command = parseCommand(turn.content);
-      return command ? [command] : [];
+      return command ? [toolbox.classify(command)] : [];
     }
     return turn.toolCalls.map((call) => {
       const target = toolbox.resolveFunction(call.name);
-      return {
+      return toolbox.classify({
         id: call.id,
         kind: 'tool',
         // A name we never offered: the toolbox answers the model that it does not exist.
         server: target?.server ?? '',
         tool: target?.tool ?? call.name,
         arguments: parseArguments(call.arguments),
-      };
+      });
     });
   }
 }

@@ -1,7 +1,8 @@
 // What one tool step of a reply was: sent to the browser as SSE events and saved with the
 // assistant message (docs/tools.md).
 
-export type ToolStepKind = 'tool' | 'resource' | 'connect';
+/** `delegate`: a task handed to a remote A2A agent. */
+export type ToolStepKind = 'tool' | 'resource' | 'connect' | 'delegate';
 
 export type ToolErrorCode =
   'server_unreachable' | 'unknown_tool' | 'invalid_arguments' | 'tool_timeout' | 'tool_failed';
@@ -10,7 +11,7 @@ export type ToolErrorCode =
 export interface ToolCallRequest {
   /** The model's call id (native mode), or one of ours (prompt mode). */
   id: string;
-  kind: 'tool' | 'resource';
+  kind: 'tool' | 'resource' | 'delegate';
   server: string;
   /** The tool's name (kind `tool`). */
   tool?: string;

@@ -2,10 +2,19 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
 import type OpenAI from 'openai';
 import { describeMcpError, type McpSession, type McpTool } from '../mcp/mcp-session.js';
+import {
+  DELEGATE_INPUT_SCHEMA,
+  DelegationError,
+  delegateDescription,
+  delegateToolName,
+  type Delegate,
+  type DelegateProgress,
+} from './delegate.js';
 import { type ToolCallRequest, type ToolErrorCode, type ToolStep } from './tool-step.js';
 
 // The tools of one reply: the sessions to the conversation's servers, their tools by
-// name, each tool's compiled argument validator, and the names the model knows them by.
+// name, each tool's compiled argument validator, the remote agents' delegate tools, and
+// the names the model knows them by.
 
 /** A tool result longer than this is cut: it is going into the model's context. */
 const MAX_RESULT_CHARS = 20_000;
@@ -25,8 +34,8 @@ export interface UnreachableServer {
   error: string;
 }
 
-function functionNameOf(server: string, tool: string, taken: Set<string>): string {
-  const base = `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, FUNCTION_NAME_LIMIT);
+function functionNameOf(wanted: string, taken: Set<string>): string {
+  const base = wanted.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, FUNCTION_NAME_LIMIT);
   let name = base;
   for (let n = 2; taken.has(name); n += 1) {
     const suffix = `_${n}`;
@@ -49,8 +58,10 @@ function truncate(text: string): string {
 
 export class Toolbox {
   private readonly entries = new Map<string, ToolEntry>();
-  /** Native function name → server and tool. */
+  /** Native function name → server and tool (for a delegate: its agent and tool name). */
   private readonly functions = new Map<string, { server: string; tool: string }>();
+  /** Delegate tool name → the remote agent. */
+  private readonly delegateByTool = new Map<string, Delegate>();
   private readonly byServer = new Map<string, McpSession>();
   private readonly validator = new AjvJsonSchemaValidator();
 
@@ -58,14 +69,20 @@ export class Toolbox {
     readonly sessions: McpSession[],
     readonly unreachable: UnreachableServer[],
     private readonly timeoutMs: number,
+    readonly delegates: Delegate[] = [],
   ) {
     const taken = new Set<string>();
+    for (const delegate of delegates) {
+      const name = functionNameOf(delegateToolName(delegate.agent), taken);
+      this.delegateByTool.set(name, delegate);
+      this.functions.set(name, { server: delegate.agent, tool: name });
+    }
     for (const session of sessions) {
       this.byServer.set(session.endpoint.name, session);
       for (const tool of session.tools) {
         const validate = this.compile(tool.inputSchema as JsonSchemaType);
         this.entries.set(`${session.endpoint.name}\u0000${tool.name}`, { session, tool, validate });
-        this.functions.set(functionNameOf(session.endpoint.name, tool.name, taken), {
+        this.functions.set(functionNameOf(`${session.endpoint.name}__${tool.name}`, taken), {
           server: session.endpoint.name,
           tool: tool.name,
         });
@@ -74,12 +91,32 @@ export class Toolbox {
   }
 
   get isEmpty(): boolean {
-    return this.entries.size === 0 && this.sessions.every((s) => s.resources.length === 0);
+    return (
+      this.entries.size === 0 &&
+      this.delegates.length === 0 &&
+      this.sessions.every((s) => s.resources.length === 0)
+    );
+  }
+
+  /** The delegate tools by name, for the prompt. */
+  delegateTools(): { name: string; delegate: Delegate }[] {
+    return [...this.delegateByTool].map(([name, delegate]) => ({ name, delegate }));
   }
 
   /** The tools as the `tools` request parameter (native mode). */
   nativeTools(): OpenAI.Chat.Completions.ChatCompletionTool[] {
     return [...this.functions].map(([name, { server, tool }]) => {
+      const delegate = this.delegateByTool.get(name);
+      if (delegate) {
+        return {
+          type: 'function',
+          function: {
+            name,
+            description: delegateDescription(delegate),
+            parameters: DELEGATE_INPUT_SCHEMA as unknown as Record<string, unknown>,
+          },
+        };
+      }
       const entry = this.entries.get(`${server}\u0000${tool}`)!;
       return {
         type: 'function',
@@ -97,7 +134,17 @@ export class Toolbox {
     return this.functions.get(name);
   }
 
-  async run(call: ToolCallRequest, signal: AbortSignal): Promise<ToolStep> {
+  /** The call as a delegation when it names a delegate tool of that agent. */
+  classify(call: ToolCallRequest): ToolCallRequest {
+    const delegate = call.tool === undefined ? undefined : this.delegateByTool.get(call.tool);
+    return delegate && delegate.agent === call.server ? { ...call, kind: 'delegate' } : call;
+  }
+
+  async run(
+    call: ToolCallRequest,
+    signal: AbortSignal,
+    progress: (update: DelegateProgress) => Promise<void> = () => Promise.resolve(),
+  ): Promise<ToolStep> {
     const started = performance.now();
     const step = (fields: Partial<ToolStep>): ToolStep => ({
       id: call.id,
@@ -112,6 +159,20 @@ export class Toolbox {
     });
     const fail = (code: ToolErrorCode, message: string) => step({ error: { code, message } });
 
+    if (call.kind === 'delegate') {
+      const delegate = this.delegateByTool.get(call.tool ?? '')!;
+      const args = call.arguments as { message?: unknown } | null;
+      if (typeof args?.message !== 'string' || args.message.trim() === '') {
+        return fail('invalid_arguments', 'arguments must be {"message": "the task, in words"}');
+      }
+      try {
+        const answer = await delegate.delegate(args.message, signal, progress);
+        return step({ ok: true, result: truncate(answer) });
+      } catch (error) {
+        if (error instanceof DelegationError) return fail(error.code, error.message);
+        throw error;
+      }
+    }
     const session = this.byServer.get(call.server);
     if (!session && call.server === '') {
       return fail('unknown_tool', `No tool named "${call.tool ?? ''}" was offered`);

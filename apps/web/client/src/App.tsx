@@ -2,6 +2,7 @@ import * as chat from './api/chat-api.js';
 import { session, whenUnauthenticated } from './api/http.js';
 import { type Me } from './api/types.js';
 import { ErrorNotice } from './components/ErrorNotice.js';
+import { AccountPage } from './pages/AccountPage.js';
 import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
@@ -71,10 +72,17 @@ function ChatApp() {
 
   const { me } = state;
   const isAdmin = me.role === 'admin';
-  const section = path.startsWith('/admin') ? 'admin' : path === '/usage' ? 'usage' : 'chat';
+  const section = path.startsWith('/admin')
+    ? 'admin'
+    : path === '/usage'
+      ? 'usage'
+      : path === '/account'
+        ? 'account'
+        : 'chat';
   const sections = [
     { path: '/', label: 'Chat' },
     { path: '/usage', label: 'Usage' },
+    { path: '/account', label: 'Account' },
     ...(isAdmin ? [{ path: '/admin/api-keys', label: 'Admin' }] : []),
   ];
   const currentSection = sections.find((candidate) => candidate.label.toLowerCase() === section);
@@ -89,6 +97,7 @@ function ChatApp() {
       </TopBar>
       {section === 'chat' && <ChatPage path={path} />}
       {section === 'usage' && <UsagePage />}
+      {section === 'account' && <AccountPage />}
       {section === 'admin' &&
         (isAdmin ? (
           <AdminPage path={path} />

@@ -139,6 +139,13 @@ describe('chat API pass-through', () => {
     expect(forwarded?.headers['x-custom']).toBe('kept');
   });
 
+  it("serves the chat backend's A2A agent card at /.well-known/agent-card.json", async () => {
+    const response = await request(web.url).get('/.well-known/agent-card.json').expect(200);
+    expect(response.body).toEqual({ ok: true, path: '/api/a2a/agent-card.json' });
+    expect(seen.map((s) => [s.method, s.url])).toEqual([['GET', '/api/a2a/agent-card.json']]);
+    expect(seen[0]?.headers['x-forwarded-host']).toBe(new URL(web.url).host);
+  });
+
   it('passes every method through', async () => {
     await request(web.url).get('/api/models').expect(200);
     await request(web.url).post('/api/conversations').send({ title: 't', model: 'm' }).expect(200);

@@ -77,6 +77,11 @@ export class ChatProxy implements OnApplicationShutdown {
   }
 
   async forward(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    await this.forwardTo(request.raw.url ?? request.url, request, reply);
+  }
+
+  /** Forwards the request to `path` (with its query) on the chat backend. */
+  async forwardTo(path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (Number(request.headers['content-length'] ?? 0) > this.bodyLimit) {
       await this.tooLarge(reply);
       return;
@@ -91,7 +96,7 @@ export class ChatProxy implements OnApplicationShutdown {
     try {
       response = await this.agent.request({
         origin: this.origin,
-        path: `${this.basePath}${request.raw.url ?? request.url}`,
+        path: `${this.basePath}${path}`,
         method: request.method as Dispatcher.HttpMethod,
         headers: upstreamRequestHeaders(request.headers, {
           clientIp: request.ip,

@@ -29,6 +29,16 @@ describe('reading streamed and stored replies', () => {
           error: { code: 'server_unreachable', message: 'fetch failed' },
           durationMs: 0,
         },
+        {
+          id: 'c3',
+          kind: 'delegate',
+          server: 'research',
+          tool: 'delegate_to_research',
+          arguments: { message: 'find it' },
+          ok: true,
+          result: 'found',
+          durationMs: 900,
+        },
         { nonsense: true },
       ],
     });
@@ -50,6 +60,16 @@ describe('reading streamed and stored replies', () => {
         ok: false,
         error: { code: 'server_unreachable', message: 'fetch failed' },
         durationMs: 0,
+      },
+      {
+        id: 'c3',
+        kind: 'delegate',
+        server: 'research',
+        tool: 'delegate_to_research',
+        arguments: { message: 'find it' },
+        ok: true,
+        result: 'found',
+        durationMs: 900,
       },
     ]);
   });

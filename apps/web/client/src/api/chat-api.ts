@@ -10,6 +10,7 @@ import {
 } from './http.js';
 import { readEvents } from './sse.js';
 import {
+  type A2aKey,
   type AdminModel,
   type AdminModelChanges,
   type AdminModelInput,
@@ -51,7 +52,7 @@ export function readToolStep(value: unknown): ToolStep | null {
     : undefined;
   return {
     id: text(value['id']),
-    kind: kind === 'resource' || kind === 'connect' ? kind : 'tool',
+    kind: kind === 'resource' || kind === 'connect' || kind === 'delegate' ? kind : 'tool',
     server: value['server'],
     ...(typeof value['tool'] === 'string' ? { tool: value['tool'] } : {}),
     ...(typeof value['uri'] === 'string' ? { uri: value['uri'] } : {}),
@@ -321,6 +322,20 @@ export const usage = (): Promise<UsageTotals> => call(api.GET('/api/usage'));
 /** The user's usage on each of the last `days` UTC days, oldest first. */
 export async function usageDaily(days: number): Promise<UsageDay[]> {
   return (await call(api.GET('/api/usage/daily', { params: { query: { days } } }))).items;
+}
+
+// A2A keys (docs/tools.md, A2A).
+
+export const listA2aKeys = (): Promise<Page<A2aKey>> => call(api.GET('/api/me/a2a-keys'));
+
+/** The new key's record and the key itself, which is never shown again. */
+export async function createA2aKey(name: string): Promise<{ record: A2aKey; key: string }> {
+  const { key, ...record } = await call(api.POST('/api/me/a2a-keys', { body: { name } }));
+  return { record, key };
+}
+
+export async function revokeA2aKey(key: number): Promise<void> {
+  await call(api.POST('/api/me/a2a-keys/{id}/revoke', { params: { path: { id: key } } }));
 }
 
 // Administration.

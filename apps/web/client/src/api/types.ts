@@ -31,7 +31,8 @@ export type Usage = Schemas['TokenUsage'];
 /** One tool call of a reply (docs/tools.md). */
 export interface ToolStep {
   id: string;
-  kind: 'tool' | 'resource' | 'connect';
+  /** `delegate`: a task handed to a remote A2A agent (docs/tools.md). */
+  kind: 'tool' | 'resource' | 'connect' | 'delegate';
   server: string;
   tool?: string;
   uri?: string;
@@ -57,6 +58,9 @@ export interface ChatMessage {
 export type ApiKeyRecord = Schemas['ApiKeyResponse'];
 export type ApiKeyInput = Schemas['CreateApiKeyDto'];
 export type ApiKeyChanges = Schemas['UpdateApiKeyDto'];
+
+/** One of the user's A2A keys; the key itself is only in the answer that created it. */
+export type A2aKey = Schemas['A2aKeyResponse'];
 
 export type AdminModel = Schemas['ModelResponse'];
 export type AdminModelInput = Schemas['CreateModelDto'];

@@ -6,6 +6,7 @@ import { type ToolStep } from '../api/types.js';
 function titleOf(step: ToolStep): string {
   if (step.kind === 'connect') return `${step.server}: not reachable`;
   if (step.kind === 'resource') return `${step.server}: read ${step.uri ?? ''}`;
+  if (step.kind === 'delegate') return `${step.server}: task handed to this agent`;
   return `${step.server}: ${step.tool ?? ''}`;
 }
 

@@ -3,7 +3,7 @@ import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { adapterFor, convertRequest } from './provider-conversion.js';
+import { adapterFor, convertRequest, messagesRequest } from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
@@ -15,6 +15,8 @@ const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
   'chat.completions': '/chat/completions',
   embeddings: '/embeddings',
   'images.generations': '/images/generations',
+  // An openai channel gets a /v1/messages request as a chat completion.
+  messages: '/chat/completions',
 };
 
 export interface ForwardRequest {
@@ -41,23 +43,32 @@ export class ChannelForwarder {
   forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
     const secret = this.vault.secretOf(candidate.key);
     const adapter = adapterFor(request.endpoint, candidate.channel);
-    const converted = adapter
-      ? convertRequest(
-          adapter,
-          request.endpoint,
-          {
-            body: request.body.json,
+    const settings = candidate.channel.settings ?? {};
+    const converted =
+      request.endpoint === 'messages'
+        ? messagesRequest(adapter, candidate.channel, {
+            body: request.body,
             upstreamModel: candidate.upstreamModel,
             secret,
-            settings: candidate.channel.settings ?? {},
-          },
-          request.body.stream,
-        )
-      : undefined;
+            settings,
+          })
+        : adapter
+          ? convertRequest(
+              adapter,
+              request.endpoint,
+              {
+                body: request.body.json,
+                upstreamModel: candidate.upstreamModel,
+                secret,
+                settings,
+              },
+              request.body.stream,
+            )
+          : undefined;
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],
-      providerPath: converted !== undefined,
+      providerPath: adapter !== null,
       secret,
       headers: converted?.headers,
       body: converted?.body ?? bodyFor(request.body, candidate.upstreamModel),

@@ -8,7 +8,7 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
-import { adapterFor, answerContext, convertAnswer } from './provider-conversion.js';
+import { adapterFor, answerContext, convertAnswer, messagesAnswer } from './provider-conversion.js';
 import {
   channelOutcome,
   errorDetailOf,
@@ -158,7 +158,10 @@ export class Failover {
       answer = errorBody
         ? { kind: 'whole', body: errorBody }
         : await receive(response, firstChunkMs());
-      if (adapter) {
+      if (exchange.endpoint === 'messages') {
+        const context = answerContext(exchange.body, candidate.upstreamModel);
+        answer = messagesAnswer(adapter, candidate.channel, response.statusCode, answer, context);
+      } else if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
       }

@@ -2,6 +2,7 @@ import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
 import { type StreamTranslator } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
+import { type JsonSummary } from './stream-observer.js';
 
 // Reading what an upstream answered: enough of it to know whether the attempt delivered,
 // and the words the router and the client get when it did not.
@@ -11,7 +12,12 @@ import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream
  * and its usage is read from it), a stream up to its first chunk.
  */
 export type Answer =
-  | { kind: 'whole'; body: Buffer }
+  | {
+      kind: 'whole';
+      body: Buffer;
+      /** Set when the answer was converted: what metering reads, known from the conversion. */
+      summary?: JsonSummary;
+    }
   | {
       kind: 'stream';
       first: Buffer | null;

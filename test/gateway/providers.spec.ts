@@ -824,6 +824,8 @@ describe('gateway: provider channels', () => {
 
     describe('on an openai channel (converted both ways)', () => {
       it('answers with an Anthropic message from the chat completion, metered from its usage', async () => {
+        // This SDK's types no longer list the sampling settings; the API still takes them.
+        const sampling = { temperature: 0.3 };
         const { data, response } = await anthropic.messages
           .create({
             model: gptModel,
@@ -831,8 +833,8 @@ describe('gateway: provider channels', () => {
             system: 'Be brief.',
             messages: [{ role: 'user', content: 'hello gpt' }],
             stop_sequences: ['END'],
-            temperature: 0.3,
             metadata: { user_id: 'user-7' },
+            ...sampling,
           })
           .withResponse();
         const prompt = tokens('Be brief.\nhello gpt');

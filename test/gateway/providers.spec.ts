@@ -997,7 +997,9 @@ describe('gateway: provider channels', () => {
           messages: [{ role: 'user' as const, content: 'hello claude' }],
           top_k: 5,
         };
-        const { data, response } = await anthropic.messages.create(request).withResponse();
+        const { data, response } = await anthropic.messages
+          .create(request, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })
+          .withResponse();
         const cached = tokens('You are a careful mock.');
         const input = tokens('hello claude');
         const output = tokens('Echo: hello claude');
@@ -1016,6 +1018,7 @@ describe('gateway: provider channels', () => {
         const sent = await lastSent(claudeAccount);
         expect(sent.path).toBe('/v1/messages');
         expect(sent.headers['anthropic-version']).toBe('2023-06-01');
+        expect(sent.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
         expect(sent.headers.authorization).toBeUndefined();
         expect(sent.body).toEqual({ ...request, model: 'claude-sonnet-4-5-20250929' });
         expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
@@ -1103,6 +1106,48 @@ describe('gateway: provider channels', () => {
           error: { error: { message: expect.stringContaining('without a preceding tool_use') } },
         });
       });
+    });
+
+    it('fails over from an overloaded (529) anthropic channel to an openai channel converting the stream', async () => {
+      const shared = uniqueName('front-shared');
+      const anthropicKey = await freshAccount(stack);
+      const openaiKey = await freshAccount(stack);
+      await stack.createChannel({
+        models: [shared],
+        keys: [anthropicKey],
+        provider: 'anthropic',
+        priority: 10,
+      });
+      const fallback = await stack.createChannel({ models: [shared], keys: [openaiKey] });
+      await stack.routable(token.key, shared);
+      await stack.mockFault({ key: anthropicKey, status: 529, times: 1 });
+      const stream = anthropic.messages.stream({
+        model: shared,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'anyone there?' }],
+      });
+      const { response } = await stream.withResponse();
+      expect((await stream.finalMessage()).content).toEqual([
+        { type: 'text', text: 'Echo: anyone there?' },
+      ]);
+      expect((await stack.mockStats(anthropicKey)).failed).toBe(1);
+      expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+    });
+
+    it("ends a converted stream cut by the upstream with Anthropic's error event, which the SDK raises", async () => {
+      const cutKey = await freshAccount(stack);
+      const cutModel = uniqueName('front-cut');
+      await stack.createChannel({ models: [cutModel], keys: [cutKey] });
+      await stack.routable(token.key, cutModel);
+      await stack.mockFault({ key: cutKey, disconnectAfterChunks: 2, times: 1 });
+      const stream = anthropic.messages.stream({
+        model: cutModel,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'a long answer, cut short' }],
+      });
+      const failed = stream.finalMessage();
+      await expect(failed).rejects.toBeInstanceOf(Anthropic.APIError);
+      await expect(failed).rejects.toThrow(/The upstream stream was interrupted/);
     });
 
     it("takes the token as x-api-key or Bearer, and gives Anthropic's errors the SDK raises by class", async () => {

@@ -1,3 +1,4 @@
+import { type IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
@@ -23,6 +24,8 @@ export interface ForwardRequest {
   endpoint: GatewayEndpoint;
   body: ParsedBody;
   requestId: string;
+  /** The client's headers: /v1/messages passes `anthropic-beta` on to anthropic channels. */
+  clientHeaders: IncomingHttpHeaders;
   /** Aborts the upstream call (the client left). */
   signal: AbortSignal;
   /** How long to wait for the response headers. */
@@ -51,6 +54,7 @@ export class ChannelForwarder {
             upstreamModel: candidate.upstreamModel,
             secret,
             settings,
+            beta: request.clientHeaders['anthropic-beta'],
           })
         : adapter
           ? convertRequest(

@@ -114,6 +114,7 @@ export class Failover {
         endpoint: exchange.endpoint,
         body: exchange.body,
         requestId: exchange.request.id,
+        clientHeaders: exchange.request.headers,
         signal: exchange.abort.signal,
         firstByteMs,
       });

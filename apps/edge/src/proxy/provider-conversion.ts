@@ -58,6 +58,8 @@ export function convertRequest(
 
 export interface MessagesRequestInput extends Omit<ChatRequestInput, 'body'> {
   body: ParsedBody;
+  /** The client's `anthropic-beta` header: the features it opted into, for anthropic channels. */
+  beta?: string | string[];
 }
 
 /**
@@ -68,14 +70,13 @@ export interface MessagesRequestInput extends Omit<ChatRequestInput, 'body'> {
 export function messagesRequest(
   adapter: ChatAdapter | null,
   channel: RoutedChannel,
-  { body, upstreamModel, secret, settings }: MessagesRequestInput,
+  { body, upstreamModel, secret, settings, beta }: MessagesRequestInput,
 ): OutboundRequest {
-  if (channel.provider === 'anthropic')
-    return {
-      path: '/v1/messages',
-      headers: anthropicHeaders(secret, settings),
-      body: bodyFor(body, upstreamModel),
-    };
+  if (channel.provider === 'anthropic') {
+    const headers = anthropicHeaders(secret, settings);
+    if (beta !== undefined) headers['anthropic-beta'] = [beta].flat().join(',');
+    return { path: '/v1/messages', headers, body: bodyFor(body, upstreamModel) };
+  }
   const chat = messagesToChatRequest(body.json);
   if (adapter)
     return adapter.chatRequest({ body: chat, upstreamModel, secret, settings }, body.stream);

@@ -5,7 +5,7 @@ export default {
   // One migrated database and one Redis namespace for the whole run.
   globalSetup: '@switchyard/testing/jest-global-setup',
   globalTeardown: '@switchyard/testing/jest-global-teardown',
-  // One spec file at a time: postgres-outage.spec stops Postgres for a few seconds, which
-  // must not fail the database work of another file running beside it.
+  // One spec file at a time, as when postgres-outage.spec stopped the machine's Postgres
+  // (it now stops a private one of its own); running files side by side was not measured.
   maxWorkers: 1,
 };

@@ -38,10 +38,15 @@ import { lastValueFrom } from 'rxjs';
 export interface StackOptions {
   /** A Redis of the test's own (to stop and restart it); the run's shared one otherwise. */
   redisUrl?: string;
+  /**
+   * The Postgres server the stack's database is made on: a test's own (to stop and restart
+   * it); the run's otherwise.
+   */
+  postgresUrl?: string;
   edges?: number;
   routers?: number;
-  /** Runs the metering worker too (usage settles into Postgres; quotas run out). */
-  metering?: boolean;
+  /** Runs metering workers too (usage settles into Postgres; quotas run out); true is one. */
+  metering?: boolean | number;
   /** Runs the admin service behind the edge's /api, with this first administrator. */
   admin?: { username: string; password: string };
   mockAccounts?: string;
@@ -63,6 +68,8 @@ export interface ChannelSpec {
   providerSettings?: Record<string, string>;
   modelMapping?: Record<string, string>;
   limits?: { rpm?: number; tpm?: number; concurrency?: number };
+  /** The channel's own wait for response headers (the edge's default otherwise). */
+  firstByteTimeoutMs?: number;
   status?: 'enabled' | 'disabled';
 }
 
@@ -111,7 +118,7 @@ export class Stack {
   mock!: AppProcess;
   routers: AppProcess[] = [];
   edges: AppProcess[] = [];
-  metering: AppProcess | undefined;
+  meterings: AppProcess[] = [];
   admin: AppProcess | undefined;
   private bus!: NamespacedRedisClient;
   private redis!: Redis;
@@ -125,6 +132,10 @@ export class Stack {
     return this.edges[0]!;
   }
 
+  get metering(): AppProcess | undefined {
+    return this.meterings[0];
+  }
+
   get env(): Record<string, string> {
     return {
       DATABASE_URL: this.databaseUrl,
@@ -136,7 +147,7 @@ export class Stack {
   }
 
   async start(): Promise<this> {
-    this.database = await createTestDatabase(process.env.DATABASE_URL);
+    this.database = await createTestDatabase(this.options.postgresUrl ?? process.env.DATABASE_URL);
     this.databaseUrl = this.database.url;
     this.spoolDir = await mkdtemp(path.join(tmpdir(), 'sy-spool-'));
     this.bus = new NamespacedRedisClient({ url: this.redisUrl, prefix: this.prefix });
@@ -146,8 +157,8 @@ export class Stack {
       env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
     });
     for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
-    if (this.options.metering)
-      this.metering = await startApp('metering', { env: this.env, readyPath: '/readyz' });
+    const meteringWorkers = Number(this.options.metering ?? 0);
+    for (let i = 0; i < meteringWorkers; i += 1) await this.startMetering();
     if (this.options.admin) {
       this.admin = await startApp('admin', {
         env: {
@@ -170,6 +181,12 @@ export class Stack {
     return router;
   }
 
+  async startMetering(): Promise<AppProcess> {
+    const metering = await startApp('metering', { env: this.env, readyPath: '/readyz' });
+    this.meterings.push(metering);
+    return metering;
+  }
+
   async startEdge(env: Record<string, string> = {}): Promise<AppProcess> {
     const edge = await startApp('edge', {
       env: {
@@ -186,7 +203,7 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    const apps = [...this.edges, ...this.routers, this.metering, this.admin, this.mock];
+    const apps = [...this.edges, ...this.routers, ...this.meterings, this.admin, this.mock];
     await Promise.all(apps.filter((app) => app !== undefined).map((app) => app.stop()));
     await this.bus?.close();
     this.redis?.disconnect();
@@ -229,8 +246,9 @@ export class Stack {
     const [channel] = await query<{ id: number }>(
       this.databaseUrl,
       `INSERT INTO "Channel" (name, kind, "baseUrl", models, "modelMapping", priority, weight, groups, status,
-                              "rpmLimit", "tpmLimit", "concurrencyLimit", provider, "providerSettings", "updatedAt")
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now()) RETURNING id`,
+                              "rpmLimit", "tpmLimit", "concurrencyLimit", provider, "providerSettings",
+                              "firstByteTimeoutMs", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now()) RETURNING id`,
       [
         spec.name ?? uniqueName('channel'),
         spec.kind ?? (spec.keys.length > 1 ? 'aggregated' : 'single'),
@@ -246,6 +264,7 @@ export class Stack {
         spec.limits?.concurrency ?? null,
         spec.provider ?? 'openai',
         JSON.stringify(spec.providerSettings ?? {}),
+        spec.firstByteTimeoutMs ?? null,
       ],
     );
     const keyIds: number[] = [];

@@ -189,6 +189,26 @@ describe('mock-upstream', () => {
     });
   });
 
+  it('answers exactly the bytes a script gives, with its status and content type', async () => {
+    await request(app.getHttpServer())
+      .post('/_mock/faults')
+      .send({
+        key: 'sk-mock-a',
+        status: 502,
+        body: '<html><body>Bad Gateway</body></html>',
+        contentType: 'text/html',
+        times: 1,
+      })
+      .expect(204);
+    await request(app.getHttpServer())
+      .post('/v1/chat/completions')
+      .set('authorization', 'Bearer sk-mock-a')
+      .send({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })
+      .expect(502)
+      .expect('content-type', 'text/html')
+      .expect('<html><body>Bad Gateway</body></html>');
+  });
+
   it('hangs before the first byte when asked', async () => {
     await request(app.getHttpServer())
       .post('/_mock/faults')

@@ -10,4 +10,5 @@ export {
   type AppProcess,
   type StartOptions,
 } from './processes.js';
+export { PrivatePostgres } from './private-postgres.js';
 export { clearRedisNamespace, testRedisPrefix } from './redis.js';

@@ -1,11 +1,14 @@
 import { BlockList, isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
+import { GatewayError } from '@switchyard/contracts';
 import { SQL_POOL, TokenStatus, type SqlPool } from '@switchyard/db/sql';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
 // Admin changes arrive as `token.changed` events and metering's as `token.exhausted`;
-// entries also expire on their own, so a missed event heals within a minute.
+// entries also expire on their own, so a missed event heals within a minute. While Postgres
+// cannot be asked, an expired entry is still used (docs/reliability.md): a token the edge
+// knew keeps working through a database restart, and one it never saw gets a 503.
 
 export interface GatewayToken {
   id: number;
@@ -74,8 +77,11 @@ export class TokenDirectory {
     @Inject(SQL_POOL) private readonly pool: SqlPool,
     @Inject(REDIS) redis: RedisClient,
   ) {
-    // Events may have been missed while Redis was away: trust nothing cached from before.
-    redis.on('ready', () => this.entries.clear());
+    // Events may have been missed while Redis was away: read every token again before
+    // trusting it (what was cached stays a fallback should Postgres be away too).
+    redis.on('ready', () => {
+      for (const entry of this.entries.values()) entry.expires = 0;
+    });
   }
 
   find(keyHash: string, now = Date.now()): GatewayToken | null | Promise<GatewayToken | null> {
@@ -83,16 +89,23 @@ export class TokenDirectory {
     if (entry && entry.expires > now) return entry.token;
     let pending = this.loading.get(keyHash);
     if (!pending) {
-      pending = this.load(keyHash).finally(() => this.loading.delete(keyHash));
+      pending = this.load(keyHash, entry).finally(() => this.loading.delete(keyHash));
       this.loading.set(keyHash, pending);
     }
     return pending;
   }
 
-  private async load(keyHash: string): Promise<GatewayToken | null> {
-    const {
-      rows: [row],
-    } = await this.pool.query<TokenRow>(FIND_TOKEN, [keyHash]);
+  private async load(keyHash: string, stale: Entry | undefined): Promise<GatewayToken | null> {
+    let row: TokenRow | undefined;
+    try {
+      row = (await this.pool.query<TokenRow>(FIND_TOKEN, [keyHash])).rows[0];
+    } catch {
+      if (stale) return stale.token;
+      throw new GatewayError(
+        'service_unavailable',
+        'The gateway cannot check this token right now (its database is unreachable); retry in a moment.',
+      );
+    }
     const token: GatewayToken | null =
       row === undefined
         ? null

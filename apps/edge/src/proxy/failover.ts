@@ -9,6 +9,7 @@ import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
 import { adapterFor, answerContext, convertAnswer, messagesAnswer } from './provider-conversion.js';
+import { summarizeJson } from './stream-observer.js';
 import {
   channelOutcome,
   errorDetailOf,
@@ -181,6 +182,22 @@ export class Failover {
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
       );
       return { kind: 'connect_error', message, fast: false };
+    }
+    if (answer.kind === 'whole' && response.statusCode < 400) {
+      // A success that is not JSON (a proxy's HTML page, a body cut short) is a broken
+      // upstream, not an answer: nothing reached the client yet, so fail over. A /v1/messages
+      // answer was read by its conversion already (its usage is the one before conversion).
+      const summary = answer.summary ?? summarizeJson(answer.body);
+      if (!summary) {
+        attempt.lease.release(0);
+        const type = String(response.headers['content-type'] ?? 'no content type');
+        const message = `the upstream answered ${response.statusCode} with a body that is not JSON (${type}, ${answer.body.length} bytes)`;
+        this.outcomes.add(
+          channelOutcome(candidate, 'server_error', attemptStarted, response, message),
+        );
+        return { kind: 'server_error', message, fast: false };
+      }
+      answer.summary = summary;
     }
     if (answer.kind === 'stream' && answer.translator?.failure) {
       // The provider refused in its first event (Anthropic's overloaded_error): nothing

@@ -4,7 +4,7 @@ import { messagesErrorEvent } from '@switchyard/providers';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
 import { type Delivery, type RoutedExchange } from './exchange.js';
 import { type Answered } from './failover.js';
-import { StreamObserver, summarizeJson } from './stream-observer.js';
+import { StreamObserver, WholeEvents } from './stream-observer.js';
 import { channelOutcome, interruptionEvent } from './upstream-answer.js';
 
 // The relay step: the upstream's answer (success or the client's own error) to the client
@@ -26,8 +26,10 @@ export class Relay {
       if (typeof value === 'string') void reply.header(name, value);
     }
     if (answer.kind === 'whole') {
-      const summary =
-        response.statusCode < 400 ? (answer.summary ?? summarizeJson(answer.body)) : null;
+      const summary = answer.summary ?? null;
+      // The failover step read it as JSON: it goes out as JSON, whatever the upstream called
+      // it (the SDKs hand a text/plain answer to the caller as a string).
+      if (summary) void reply.header('content-type', 'application/json');
       void reply.status(response.statusCode).send(answer.body);
       return {
         status: response.statusCode,
@@ -45,17 +47,28 @@ export class Relay {
       .header('cache-control', 'no-cache')
       .header('x-accel-buffering', 'no');
     const observer = new StreamObserver();
+    const events = new WholeEvents();
     let interrupted: string | null = null;
     const relay = Readable.from(
       (async function* () {
         try {
           if (answer.first) {
             observer.see(answer.first);
-            yield answer.first;
+            const whole = events.take(answer.first);
+            if (whole) yield whole;
           }
           for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
             observer.see(next.value);
-            yield next.value;
+            const whole = events.take(next.value);
+            if (whole) yield whole;
+          }
+          // A translated stream says itself how it ended; OpenAI's ends with [DONE], and one
+          // that stops before it (mid-event, say) was cut, however cleanly the body closed.
+          if (!answer.translator && !observer.ended) {
+            interrupted = 'the upstream ended the stream before its [DONE] event';
+            yield Buffer.from(interruptionEvent(interrupted));
+          } else if (events.rest) {
+            yield events.rest;
           }
         } catch (error) {
           if (exchange.abort.signal.aborted) return;

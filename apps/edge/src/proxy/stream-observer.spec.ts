@@ -1,4 +1,4 @@
-import { StreamObserver, summarizeJson } from './stream-observer.js';
+import { StreamObserver, summarizeJson, WholeEvents } from './stream-observer.js';
 
 const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -52,6 +52,18 @@ describe('StreamObserver', () => {
   });
 });
 
+describe('StreamObserver.ended', () => {
+  it('is true only once the stream has ended with [DONE], however it was split', () => {
+    const observer = new StreamObserver();
+    observer.see(Buffer.from(event({ choices: [{ delta: { content: 'a' } }] })));
+    expect(observer.ended).toBe(false);
+    observer.see(Buffer.from('data: [DO'));
+    expect(observer.ended).toBe(false);
+    observer.see(Buffer.from('NE]\n\n'));
+    expect(observer.ended).toBe(true);
+  });
+});
+
 describe('summarizeJson', () => {
   it('reads chat, embeddings and image usage shapes', () => {
     expect(
@@ -72,20 +84,41 @@ describe('summarizeJson', () => {
     });
     expect(
       summarizeJson(Buffer.from(JSON.stringify({ usage: { prompt_tokens: 5, total_tokens: 5 } })))
-        .usage,
+        ?.usage,
     ).toEqual({ promptTokens: 5, completionTokens: 0 });
     expect(
       summarizeJson(Buffer.from(JSON.stringify({ usage: { input_tokens: 8, output_tokens: 1 } })))
-        .usage,
+        ?.usage,
     ).toEqual({ promptTokens: 8, completionTokens: 1 });
     expect(
-      summarizeJson(Buffer.from(JSON.stringify({ data: [{ url: 'a' }, { url: 'b' }] }))).items,
+      summarizeJson(Buffer.from(JSON.stringify({ data: [{ url: 'a' }, { url: 'b' }] })))?.items,
     ).toBe(2);
-    expect(summarizeJson(Buffer.from('not json'))).toEqual({
+  });
+
+  it('finds no answer in what is not a JSON object', () => {
+    for (const body of ['not json', '', '{"id":"chatcmpl-1","choices":[{"ind', '[1]', 'null', '7'])
+      expect(summarizeJson(Buffer.from(body))).toBeNull();
+    expect(summarizeJson(Buffer.from('{"choices":5,"usage":"x"}'))).toEqual({
       usage: null,
       model: null,
       completionText: '',
       items: 0,
     });
+  });
+});
+
+describe('WholeEvents', () => {
+  it('passes whole events at once and keeps back an unfinished one', () => {
+    const events = new WholeEvents();
+    expect(events.take(Buffer.from('data: 1\n\ndata: 2\n\n'))?.toString()).toBe(
+      'data: 1\n\ndata: 2\n\n',
+    );
+    expect(events.rest).toBeNull();
+    expect(events.take(Buffer.from('data: 3\n\ndata: {"cut'))?.toString()).toBe('data: 3\n\n');
+    expect(events.take(Buffer.from('": 1}'))).toBeNull();
+    expect(events.take(Buffer.from('\r\n\r\ndata: 5'))?.toString()).toBe(
+      'data: {"cut": 1}\r\n\r\n',
+    );
+    expect(events.rest?.toString()).toBe('data: 5');
   });
 });

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { eventually, query } from '@switchyard/testing';
+import { createTestDatabase, PrivatePostgres, query, type TestDatabase } from '@switchyard/testing';
 import { type UsageQueue } from '@switchyard/messaging';
 import {
   createToken,
@@ -19,58 +17,35 @@ import {
 } from '../testing/metering.fixture.js';
 
 // Postgres stops while usage keeps arriving, then starts again: every job is billed once,
-// and no attempt is spent on the outage. The server is shared with other test runs, so the
-// outage is kept to a few seconds and Postgres is always started again, failure or not.
+// and no attempt is spent on the outage. The Postgres is this file's own (a private server
+// on a free port), so the machine's, which other runs share, is never stopped.
 
-const CLUSTER = readdirSync('/etc/postgresql')[0] ?? '15';
 const OUTAGE_MS = 3_000;
-
-function postgres(action: 'start' | 'stop'): void {
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', CLUSTER, 'main', action], {
-    stdio: 'ignore',
-  });
-}
-
-function postgresRunning(): boolean {
-  try {
-    execFileSync('pg_isready', ['-h', '127.0.0.1', '-q']);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function ensurePostgresRunning(): Promise<void> {
-  if (!postgresRunning()) {
-    try {
-      postgres('start');
-    } catch {
-      // Someone else started it meanwhile; the wait below tells.
-    }
-  }
-  await eventually(
-    () => (postgresRunning() ? true : undefined),
-    30_000,
-    'Postgres accepting connections',
-  );
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Postgres outage', () => {
+  const postgres = new PrivatePostgres();
+  const runDatabaseUrl = process.env.DATABASE_URL;
+  let database: TestDatabase;
   let metering: RunningMetering;
   let queue: UsageQueue;
 
   beforeAll(async () => {
+    await postgres.start();
+    database = await createTestDatabase(postgres.url);
+    // The fixture's rows and reads go to this file's database; restored for the next file.
+    process.env.DATABASE_URL = database.url;
     metering = await startMetering(meteringEnv(fileNamespace()));
     queue = usageQueue(metering.env);
-  });
+  }, 60_000);
 
   afterAll(async () => {
-    await ensurePostgresRunning();
+    process.env.DATABASE_URL = runDatabaseUrl;
     await metering?.close();
     await queue?.close();
     if (metering) await dropNamespace(metering.env);
+    await postgres.remove();
   });
 
   it('loses no usage and spends no attempt while Postgres is stopped and started again', async () => {
@@ -96,7 +71,7 @@ describe('Postgres outage', () => {
     let heldDuringOutage = 0;
     try {
       await sleep(1_000);
-      postgres('stop');
+      await postgres.stop();
       const outageEnds = Date.now() + OUTAGE_MS;
       while (Date.now() < outageEnds) {
         lowestReachable = Math.min(
@@ -110,7 +85,7 @@ describe('Postgres outage', () => {
         await sleep(200);
       }
     } finally {
-      await ensurePostgresRunning();
+      await postgres.start();
       producing = false;
     }
     await produce;

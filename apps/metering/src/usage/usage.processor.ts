@@ -19,7 +19,15 @@ import { UsageMetrics } from './usage.metrics.js';
  * batcher and completes when the batch holding it commits. An invalid record fails at
  * once (no retry) and stays in the failed set: the dead-letter list.
  */
-@Processor(Queues.Usage, { autorun: false })
+@Processor(Queues.Usage, {
+  autorun: false,
+  // A worker that dies (SIGKILL, out of memory) leaves its jobs locked until the lock
+  // expires and another worker's stalled-job check finds them: BullMQ's 30 s and 30 s kept a
+  // dead worker's usage unbilled for up to a minute (docs/reliability.md). The lock is
+  // renewed every 5 s by a live worker, so 10 s is still far from a false stall.
+  lockDuration: 10_000,
+  stalledInterval: 5_000,
+})
 export class UsageProcessor
   extends WorkerHost
   implements OnApplicationBootstrap, BeforeApplicationShutdown

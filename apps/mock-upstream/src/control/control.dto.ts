@@ -20,6 +20,8 @@ export class FaultDto {
   @IsOptional() @IsBoolean() omitUsage?: boolean;
   @IsOptional() @IsString() reply?: string;
   @IsOptional() @IsString() resolvedModel?: string;
+  @IsOptional() @IsString() body?: string;
+  @IsOptional() @IsString() contentType?: string;
 }
 
 export class DefaultsDto {

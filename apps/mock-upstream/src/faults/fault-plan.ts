@@ -21,6 +21,14 @@ export interface Fault {
   reply?: string;
   /** The model name to answer with (a dated, resolved name: docs/specification.md, "Endpoints"). */
   resolvedModel?: string;
+  /**
+   * Answer with exactly these bytes (with `status`, 200 by default) instead of a completion:
+   * what a broken provider or a proxy in front of it sends (an HTML error page, JSON cut
+   * short, an event stream that stops mid-event). Scripted only: it is no header's value.
+   */
+  body?: string;
+  /** The content type sent with `body`; `application/json` by default. */
+  contentType?: string;
 }
 
 interface ScriptedFault {

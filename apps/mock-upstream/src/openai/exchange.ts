@@ -128,6 +128,14 @@ export class ExchangeService {
       request.raw.socket.destroy();
       return null;
     }
+    if (fault.body !== undefined) {
+      lease.finish('failed', 0);
+      await reply
+        .status(fault.status ?? 200)
+        .header('content-type', fault.contentType ?? 'application/json')
+        .send(fault.body);
+      return null;
+    }
     if (fault.status) {
       lease.finish('failed', 0);
       await reply.status(fault.status).send(dialect.error(fault.status));

@@ -1,0 +1,171 @@
+import { eventually, query } from '@switchyard/testing';
+
+// Load for the fault tests, and the books it must balance: every request answered, every
+// answer billed exactly once.
+
+export interface Answered {
+  /** The edge's request id (`x-request-id`): the usage row's key. */
+  id: string;
+  status: number;
+  contentType: string;
+  body: string;
+  ms: number;
+}
+
+export interface LoadOptions {
+  /** Where `/v1/chat/completions` is: an edge, or the proxy in front of the edges. */
+  baseUrl: string;
+  token: string;
+  model: string;
+  requests: number;
+  /** Requests in flight at once. */
+  concurrency: number;
+  /** Every other request streams (the relay's path) when set. */
+  mixStreams?: boolean;
+  /**
+   * Called once this many answers are in; the load goes on meanwhile. `answered` tells how
+   * many are in at any moment (to count those served during a fault).
+   */
+  midway?: { after: number; run: (answered: () => number) => Promise<void> };
+}
+
+export async function chat(
+  baseUrl: string,
+  token: string,
+  body: Record<string, unknown>,
+  timeoutMs = 30_000,
+): Promise<Answered> {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await response.text();
+  return {
+    id: response.headers.get('x-request-id') ?? '',
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    body: text,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Sends the load; resolves with every answer once the last is in (and `midway` has run). */
+export async function sendLoad(options: LoadOptions): Promise<Answered[]> {
+  const answers: Answered[] = [];
+  let next = 0;
+  let midway: Promise<void> | undefined;
+  const worker = async () => {
+    while (next < options.requests) {
+      const index = next;
+      next += 1;
+      const stream = options.mixStreams === true && index % 2 === 1;
+      answers.push(
+        await chat(options.baseUrl, options.token, {
+          model: options.model,
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+          messages: [{ role: 'user', content: `request ${index}` }],
+        }),
+      );
+      if (options.midway && answers.length === options.midway.after)
+        midway = options.midway.run(() => answers.length);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  await midway;
+  return answers;
+}
+
+export interface UsageRow {
+  requestId: string;
+  status: number;
+  errorCode: string | null;
+  cost: string;
+  attempts: number;
+}
+
+export interface Books {
+  rows: UsageRow[];
+  /** Milliseconds until the last row arrived, from the call. */
+  settledMs: number;
+}
+
+/**
+ * Waits until the token has exactly `expected` usage rows, then reads them. The caller
+ * checks them against what was sent with `balance`.
+ */
+export async function usageRows(
+  databaseUrl: string,
+  tokenId: number,
+  expected: number,
+  timeoutMs = 45_000,
+): Promise<Books> {
+  const started = performance.now();
+  await eventually(
+    async () => {
+      const [row] = await query<{ n: string }>(
+        databaseUrl,
+        'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
+        [tokenId],
+      );
+      return Number(row!.n) >= expected ? true : undefined;
+    },
+    timeoutMs,
+    `${expected} usage rows for token ${tokenId}`,
+  );
+  const settledMs = Math.round(performance.now() - started);
+  const rows = await query<UsageRow>(
+    databaseUrl,
+    `SELECT "requestId", status, "errorCode", cost::text AS cost, attempts
+       FROM "UsageLog" WHERE "tokenId" = $1`,
+    [tokenId],
+  );
+  return { rows, settledMs };
+}
+
+/**
+ * The books balance: one row per answer and none more, and the token was charged exactly
+ * the sum of its rows' costs (a row billed twice would have been charged twice).
+ */
+export async function expectBalanced(
+  databaseUrl: string,
+  tokenId: number,
+  answers: Answered[],
+  books: Books,
+): Promise<{ charged: bigint }> {
+  const sent = answers.map((a) => a.id);
+  expect(sent.every((id) => id.length > 0)).toBe(true);
+  expect(new Set(sent).size).toBe(sent.length);
+  expect(books.rows.map((r) => r.requestId).sort()).toEqual([...sent].sort());
+  const [token] = await query<{ usedQuota: string }>(
+    databaseUrl,
+    'SELECT "usedQuota"::text AS "usedQuota" FROM "Token" WHERE id = $1',
+    [tokenId],
+  );
+  const charged = books.rows.reduce((sum, row) => sum + BigInt(row.cost), 0n);
+  expect(BigInt(token!.usedQuota)).toBe(charged);
+  return { charged };
+}
+
+/** An error answer in OpenAI's shape, with its code. */
+export function openAIError(answer: Answered): { code: string | null; message: string } {
+  expect(answer.contentType).toMatch(/^application\/json/);
+  const body = JSON.parse(answer.body) as {
+    error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown };
+  };
+  expect(typeof body.error?.message).toBe('string');
+  expect(typeof body.error?.type).toBe('string');
+  expect(body.error).toHaveProperty('param');
+  expect(body.error).toHaveProperty('code');
+  return { code: body.error!.code as string | null, message: body.error!.message as string };
+}
+
+/** Counts answers by status, for the report and for failure messages. */
+export function byStatus(answers: Answered[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+  return counts;
+}

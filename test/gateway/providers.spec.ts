@@ -754,6 +754,37 @@ describe('gateway: provider channels', () => {
       );
     });
 
+    it('serves /v1/messages too, converted twice: a stream with the cached input apart', async () => {
+      const anthropic = new Anthropic({
+        apiKey: token.key,
+        baseURL: stack.edge.url,
+        maxRetries: 0,
+      });
+      const stream = anthropic.messages.stream({
+        model,
+        max_tokens: 50,
+        system: 'Answer like a mock would.',
+        messages: [{ role: 'user', content: 'hello gemini' }],
+      });
+      const { response } = await stream.withResponse();
+      expect(await stream.finalMessage()).toMatchObject({
+        model: 'gemini-3-pro-preview',
+        content: [{ type: 'text', text: 'Echo: hello gemini' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 3, cache_read_input_tokens: 7, output_tokens: 5 },
+      });
+      expect((await stack.mockRequests(account)).at(-1)!.path).toBe(
+        '/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse',
+      );
+      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        promptTokens: 10,
+        completionTokens: 5,
+        cachedTokens: 7,
+        stream: true,
+        channelId,
+      });
+    });
+
     it("renders Gemini's errors in OpenAI's shape", async () => {
       await stack.mockFault({ key: account, status: 400, times: 1 });
       await expect(

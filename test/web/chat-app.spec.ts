@@ -5,6 +5,7 @@ import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { overflowingElements } from '../support/layout.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server, chat
 // backend and a mock provider: what an end user does and sees (docs/specification.md,
@@ -358,6 +359,49 @@ describe('chat web app in a browser', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
+  it("charts the user's usage per day, with its numbers in a table, also 375 px wide", async () => {
+    const token = await page.evaluate(() => localStorage.getItem('switchyard.chat.token'));
+    const answer = await fetch(`${chat.url}/api/usage`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const totals = (await answer.json()) as {
+      requests: number;
+      promptTokens: number;
+      completionTokens: number;
+      totalTokens: number;
+    };
+    expect(totals.requests).toBeGreaterThan(0);
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your usage' }).waitFor();
+
+    // Every reply so far was today: the chart's summary and today's row both hold them all.
+    const chart = page.getByRole('img', { name: /^Tokens per day over the last 30 days/ });
+    await chart.waitFor();
+    const count = (value: number) => value.toLocaleString('en-US');
+    expect(await chart.getAttribute('aria-label')).toContain(`${count(totals.totalTokens)} in all`);
+    expect(await chart.locator('canvas').count()).toBe(1);
+    const table = page.getByRole('table', { name: 'Usage per day, last 30 days' });
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBe(1);
+    const cells = await rows.first().locator('td').allInnerTexts();
+    expect(cells).toEqual([
+      expect.stringContaining(new Date().toISOString().slice(0, 10)),
+      expect.stringContaining(count(totals.requests)),
+      expect.stringContaining(count(totals.promptTokens)),
+      expect.stringContaining(count(totals.completionTokens)),
+    ]);
+    await screenshot(page, 'usage');
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.waitForTimeout(200); // the chart redraws at the new width
+    const overflowing = await overflowingElements(page);
+    expect(overflowing).toEqual([]);
+    await screenshot(page, 'usage-375px');
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.getByRole('link', { name: 'Chat', exact: true }).click();
+  });
+
   it("remembers the user's model choice on the server: another browser preselects it", async () => {
     await page.getByLabel('Model').selectOption('dall-e-3');
     await eventually(
@@ -389,6 +433,39 @@ describe('chat web app in a browser', () => {
     await page.getByLabel('Model').selectOption('gpt-4o-mini');
   });
 
+  it('shows every admin page 375 px wide with nothing out of reach', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const adminPage = await context.newPage();
+    try {
+      await adminPage.goto(`${web.url}/login`);
+      await adminPage.getByLabel('Username').fill(admin.username);
+      await adminPage.getByLabel('Password').fill(admin.password);
+      await adminPage.getByRole('button', { name: 'Sign in' }).click();
+      await adminPage.getByRole('link', { name: 'Admin', exact: true }).click();
+      for (const [link, heading] of [
+        ['API keys', 'API keys'],
+        ['Models', 'Models'],
+        ['Users', 'Users'],
+        ['Edition', 'Edition and license'],
+      ] as const) {
+        await adminPage.getByRole('link', { name: link, exact: true }).click();
+        await adminPage.getByRole('heading', { level: 1, name: heading }).waitFor();
+        await eventually(
+          async () =>
+            (await adminPage.locator('[aria-busy="true"]').count()) === 0 ? true : undefined,
+          10_000,
+          `${link} loaded`,
+        );
+        const overflowing = await overflowingElements(adminPage);
+        expect({ link, overflowing }).toEqual({ link, overflowing: [] });
+        expect(await accessibilityViolations(adminPage)).toEqual([]);
+        await screenshot(adminPage, `admin-${link.toLowerCase().replace(' ', '-')}-375px`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {
     await fetch(`${mock.url}/_mock/faults`, {
       method: 'POST',
@@ -405,7 +482,6 @@ describe('chat web app in a browser', () => {
   it('lets an administrator manage API keys, models and users, page by page, and nobody else', async () => {
     const context = await browser.newContext();
     const adminPage = await context.newPage();
-    adminPage.on('dialog', (dialog) => void dialog.accept());
     await adminPage.goto(`${web.url}/login`);
     await adminPage.getByLabel('Username').fill(admin.username);
     await adminPage.getByLabel('Password').fill(admin.password);
@@ -440,6 +516,13 @@ describe('chat web app in a browser', () => {
     await added.getByRole('switch').click();
     await adminPage.getByText('disabled.').waitFor();
     await added.getByRole('button', { name: /Delete/ }).click();
+    // Deleting asks first, in the same dialog as the gateway dashboard's.
+    const confirmation = adminPage.getByRole('dialog', {
+      name: /^Delete the API key for https:\/\/relay\.example\.com/,
+    });
+    await confirmation.waitFor();
+    problems.push(...(await accessibilityViolations(adminPage)));
+    await confirmation.getByRole('button', { name: 'Delete API key' }).click();
     await adminPage.getByText('deleted.').waitFor();
     await added.waitFor({ state: 'detached' });
 

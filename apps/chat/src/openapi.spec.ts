@@ -11,6 +11,7 @@ const CONTRACT: [string, string][] = [
   ['get', '/api/models'],
   ['post', '/api/models/from-link'],
   ['get', '/api/usage'],
+  ['get', '/api/usage/daily'],
   ['get', '/api/conversations'],
   ['post', '/api/conversations'],
   ['get', '/api/conversations/{id}'],

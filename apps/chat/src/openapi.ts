@@ -1,8 +1,7 @@
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 
-/** The chat API described at `/api/docs` (browsable) and `/api/docs-json`. */
-export function serveOpenApi(app: NestFastifyApplication): void {
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Switchyard chat API')
     .setDescription(
@@ -16,6 +15,12 @@ export function serveOpenApi(app: NestFastifyApplication): void {
       description: 'The token from /api/auth/login',
     })
     .build();
-  const document = SwaggerModule.createDocument(app, config);
-  SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** The chat API described at `/api/docs` (browsable) and `/api/docs-json`. */
+export function serveOpenApi(app: NestFastifyApplication): void {
+  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'api/docs-json',
+  });
 }

@@ -7,9 +7,10 @@ import {
   TopBar,
   navigate,
   usePath,
+  useSession,
   type Section,
+  type SessionClient,
 } from '@switchyard/ui';
-import { useEffect, useState } from 'preact/hooks';
 import { api, call, explain, session, whenUnauthenticated, type Schemas } from './api/client.js';
 import { MeContext } from './me.js';
 import { AccountPage } from './pages/AccountPage.js';
@@ -23,12 +24,21 @@ import { SignInPage } from './pages/SignInPage.js';
 import { TokensPage } from './pages/TokensPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 
-type SessionState =
-  | { kind: 'checking' }
-  | { kind: 'signed-out' }
-  /** Signed in with the initial (or a reset) password: nothing else works until it changes. */
-  | { kind: 'must-change-password' }
-  | { kind: 'signed-in'; me: Schemas['AdminProfile'] };
+/** Signed in with the initial (or a reset) password: nothing else works until it changes. */
+type MustChangePassword = { kind: 'must-change-password' };
+
+const sessionClient: SessionClient<Schemas['AdminProfile']> = {
+  hasToken: () => session.token() !== null,
+  clear: session.clear,
+  whenUnauthenticated,
+  me: () => call(api.GET('/api/auth/me')),
+  logout: () => call(api.POST('/api/auth/logout')),
+};
+
+const passwordChangeRequired = (failure: unknown): MustChangePassword | undefined =>
+  asProblem(failure).code === 'password_change_required'
+    ? { kind: 'must-change-password' }
+    : undefined;
 
 const SECTIONS: (Section & { ownerOnly?: boolean })[] = [
   { path: '/', label: 'Overview' },
@@ -51,43 +61,16 @@ export function App() {
 
 function Dashboard() {
   const path = usePath();
-  const [state, setState] = useState<SessionState>({ kind: 'checking' });
-  const [error, setError] = useState<unknown>(null);
-
-  const loadMe = async () => {
-    if (!session.token()) {
-      setState({ kind: 'signed-out' });
-      return;
-    }
-    try {
-      setState({ kind: 'signed-in', me: await call(api.GET('/api/auth/me')) });
-      setError(null);
-    } catch (failure) {
-      if (asProblem(failure).code === 'password_change_required') {
-        setState({ kind: 'must-change-password' });
-        return;
-      }
-      // A 401 signs out through whenUnauthenticated; anything else is shown.
-      if (session.token()) setError(failure);
-    }
-  };
-
-  useEffect(() => {
-    whenUnauthenticated(() => {
-      session.clear();
-      setState({ kind: 'signed-out' });
-    });
-    void loadMe();
-  }, []);
+  const {
+    state,
+    setState,
+    error,
+    check: loadMe,
+    signOut: endSession,
+  } = useSession(sessionClient, passwordChangeRequired);
 
   const signOut = async () => {
-    try {
-      await call(api.POST('/api/auth/logout'));
-    } catch {
-      // The session ends here whatever the server says.
-    }
-    session.clear();
-    setState({ kind: 'signed-out' });
+    await endSession();
     navigate('/');
   };
 

@@ -13,6 +13,7 @@ export type {
   Channel,
   ChannelKey,
   ChatModel,
+  ChatUsageDay,
   ChatUser,
   Conversation,
   License,

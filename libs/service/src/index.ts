@@ -38,3 +38,4 @@ export {
   registerStaticSite,
   type StaticSiteOptions,
 } from './static-site.js';
+export { writeOpenApiDocument } from './openapi-document.js';

@@ -18,6 +18,8 @@ export interface Sort {
 /**
  * A table of rows with optional sortable columns. Sorting is the caller's (a server-side
  * order or a local one); the header says which column sorts and which way (aria-sort).
+ * On a narrow screen each row stands as a card of labelled cells (styles.css, "Tables"),
+ * so no column is cut off; the sortable headers stay as a row of buttons above them.
  */
 export function DataTable<T>(props: {
   caption: string;
@@ -33,7 +35,7 @@ export function DataTable<T>(props: {
   return (
     // Focusable, so a keyboard can scroll a table wider than a phone's screen.
     <div class="table-scroll" tabIndex={0} role="region" aria-label={props.caption}>
-      <table aria-busy={props.loading ? 'true' : undefined}>
+      <table class="data-table" aria-busy={props.loading ? 'true' : undefined}>
         <caption class="visually-hidden">{props.caption}</caption>
         <thead>
           <tr>
@@ -89,7 +91,9 @@ export function DataTable<T>(props: {
           {props.rows?.map((row) => (
             <tr key={props.rowKey(row)}>
               {props.columns.map((column) => (
-                <td key={column.key}>{column.render(row)}</td>
+                <td key={column.key} data-label={column.hiddenHeader ? undefined : column.header}>
+                  <div class="cell">{column.render(row)}</div>
+                </td>
               ))}
             </tr>
           ))}
@@ -119,7 +123,10 @@ export function sortRows<T>(
 
 /** Previous / next through a paged list; the count is announced when it changes. */
 export function Pager(props: {
+  /** What is counted, in the plural ("users"). */
   label: string;
+  /** The same for one, when it is not the plural ("user"). */
+  one?: string;
   page: number;
   pageSize: number;
   total: number;
@@ -137,7 +144,8 @@ export function Pager(props: {
         Previous
       </button>
       <span aria-live="polite">
-        Page {props.page} of {pages} ({props.total} {props.label})
+        Page {props.page} of {pages} ({props.total}{' '}
+        {props.total === 1 && props.one ? props.one : props.label})
       </span>
       <button
         type="button"

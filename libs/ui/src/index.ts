@@ -1,4 +1,5 @@
 export { DataTable, Pager, sortRows, type Column, type Sort } from './DataTable.js';
+export { LineChart } from './LineChart.js';
 export { ConfirmDialog, Dialog } from './Dialog.js';
 export { SelectField, TextField } from './Field.js';
 export { FormActions } from './FormActions.js';
@@ -6,8 +7,11 @@ export { EmptyState, Loading, ProblemNotice } from './Notice.js';
 export { asProblem, fieldErrors, type FieldProblem, type Problem } from './problem.js';
 export { Link, navigate, usePath } from './router.js';
 export { SectionLayout, type Section } from './SectionLayout.js';
+export { RowButton } from './RowButton.js';
+export { useSession, type SessionClient, type SessionState } from './session.js';
 export { Switch } from './Switch.js';
 export { TopBar } from './TopBar.js';
 export { applyStoredTheme, ThemeSelect } from './theme.js';
 export { ToastProvider, useToast } from './toasts.js';
+export { useAction } from './useAction.js';
 export { useLoad, type Loaded } from './useLoad.js';

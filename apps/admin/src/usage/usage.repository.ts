@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService, type UsageLog } from '@switchyard/db';
+import { UTC_DAY, usageTotalsQuery, type UsageTotalsRow } from './usage-aggregate.js';
 import { type SummaryGroup } from './usage.dto.js';
 
 export interface UsageFilter {
@@ -14,30 +15,6 @@ export interface UsageFilter {
 export type UsageLogWithNames = UsageLog & {
   token: { name: string } | null;
   channel: { name: string } | null;
-};
-
-export interface UsageGroupRow {
-  key: string | null;
-  label: string | null;
-  requests: bigint;
-  failures: bigint;
-  promptTokens: bigint;
-  completionTokens: bigint;
-  cost: bigint;
-}
-
-const GROUP_KEY: Record<SummaryGroup, Prisma.Sql> = {
-  day: Prisma.sql`to_char(u."requestedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
-  model: Prisma.sql`u.model`,
-  token: Prisma.sql`u."tokenId"::text`,
-  channel: Prisma.sql`u."channelId"::text`,
-};
-
-const GROUP_LABEL: Record<SummaryGroup, Prisma.Sql> = {
-  day: Prisma.sql`NULL::text`,
-  model: Prisma.sql`NULL::text`,
-  token: Prisma.sql`max(t.name)`,
-  channel: Prisma.sql`max(c.name)`,
 };
 
 const MAX_GROUPS = 1000;
@@ -80,7 +57,7 @@ export class UsageRepository {
   summarize(
     groupBy: SummaryGroup,
     filter: Required<Pick<UsageFilter, 'from' | 'to'>> & Pick<UsageFilter, 'tokenId' | 'channelId'>,
-  ): Promise<UsageGroupRow[]> {
+  ): Promise<UsageTotalsRow[]> {
     const conditions = [
       Prisma.sql`u."requestedAt" >= ${filter.from}`,
       Prisma.sql`u."requestedAt" < ${filter.to}`,
@@ -88,20 +65,12 @@ export class UsageRepository {
       ...(filter.channelId ? [Prisma.sql`u."channelId" = ${filter.channelId}`] : []),
     ];
     const order = groupBy === 'day' ? Prisma.sql`key ASC` : Prisma.sql`cost DESC, key ASC`;
-    return this.prisma.$queryRaw<UsageGroupRow[]>`
-      SELECT ${GROUP_KEY[groupBy]} AS key,
-             ${GROUP_LABEL[groupBy]} AS label,
-             count(*)::bigint AS requests,
-             (count(*) FILTER (WHERE u.status >= 400))::bigint AS failures,
-             coalesce(sum(u."promptTokens"), 0)::bigint AS "promptTokens",
-             coalesce(sum(u."completionTokens"), 0)::bigint AS "completionTokens",
-             coalesce(sum(u.cost), 0)::bigint AS cost
-        FROM "UsageLog" u
-        LEFT JOIN "Token" t ON t.id = u."tokenId"
-        LEFT JOIN "Channel" c ON c.id = u."channelId"
-       WHERE ${Prisma.join(conditions, ' AND ')}
-       GROUP BY 1
-       ORDER BY ${order}
-       LIMIT ${MAX_GROUPS}`;
+    const grouped = usageTotalsQuery({
+      key: groupBy === 'day' ? UTC_DAY : groupBy,
+      where: conditions,
+    });
+    return this.prisma.$queryRaw<
+      UsageTotalsRow[]
+    >`${grouped} ORDER BY ${order} LIMIT ${MAX_GROUPS}`;
   }
 }

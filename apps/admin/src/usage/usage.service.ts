@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { skipTake, type Page } from '@switchyard/service';
 import { toDate } from '../common/validators.js';
-import { UsageRepository, type UsageGroupRow, type UsageLogWithNames } from './usage.repository.js';
+import { type UsageTotalsRow } from './usage-aggregate.js';
+import { UsageRepository, type UsageLogWithNames } from './usage.repository.js';
 import {
   type UsageGroup,
   type UsageLogResponse,
@@ -73,7 +74,7 @@ function assertRange(from: Date | undefined, to: Date | undefined): void {
   }
 }
 
-function toUsageGroup(row: UsageGroupRow): UsageGroup {
+function toUsageGroup(row: UsageTotalsRow): UsageGroup {
   return {
     key: row.key,
     label: row.label,

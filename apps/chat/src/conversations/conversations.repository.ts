@@ -7,6 +7,7 @@ import {
   type Conversation,
   type Message,
 } from '@switchyard/db';
+import { utcDay } from '../usage/usage-day.js';
 
 export interface Rows<T> {
   rows: T[];
@@ -157,15 +158,33 @@ export class ConversationsRepository {
    */
   async saveAssistantReply(reply: AssistantReply): Promise<Message | null> {
     const served = reply.status !== MessageStatus.failed;
-    const addUsage = () =>
+    const requests = served ? 1 : 0;
+    const day = utcDay(new Date());
+    const addUsage = () => [
       this.prisma.chatUser.update({
         where: { id: reply.userId },
         data: {
-          requestCount: { increment: served ? 1 : 0 },
+          requestCount: { increment: requests },
           promptTokens: { increment: reply.promptTokens },
           completionTokens: { increment: reply.completionTokens },
         },
-      });
+      }),
+      this.prisma.chatUsageDay.upsert({
+        where: { userId_day: { userId: reply.userId, day } },
+        create: {
+          userId: reply.userId,
+          day,
+          requests,
+          promptTokens: reply.promptTokens,
+          completionTokens: reply.completionTokens,
+        },
+        update: {
+          requests: { increment: requests },
+          promptTokens: { increment: reply.promptTokens },
+          completionTokens: { increment: reply.completionTokens },
+        },
+      }),
+    ];
     const { userId: _userId, toolSteps, ...fields } = reply;
     try {
       const [message] = await this.prisma.$transaction([
@@ -180,13 +199,13 @@ export class ConversationsRepository {
           where: { id: reply.conversationId },
           data: { updatedAt: new Date() },
         }),
-        addUsage(),
+        ...addUsage(),
       ]);
       return message;
     } catch (error) {
       const exists = await this.prisma.conversation.count({ where: { id: reply.conversationId } });
       if (exists > 0) throw error;
-      await addUsage();
+      await this.prisma.$transaction(addUsage());
       return null;
     }
   }

@@ -297,6 +297,27 @@ describe('sending messages', () => {
         .set(admin)
         .expect(200);
       expect(listed.body.items[0].usage).toEqual(totals.body);
+      // Nor what was used per day: today holds both replies, the days before hold nothing.
+      const daily = await chat.api
+        .get('/api/usage/daily')
+        .query({ days: 3 })
+        .set(bearer(someone.token))
+        .expect(200);
+      const today = new Date().toISOString().slice(0, 10);
+      const body = daily.body as { items: { day: string; requests: number }[] };
+      expect(body.items.map((item) => item.day)).toEqual([
+        new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10),
+        new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        today,
+      ]);
+      expect(body.items[2]).toEqual({ day: today, ...totals.body });
+      expect(body.items.slice(0, 2).map((item) => item.requests)).toEqual([0, 0]);
+      const tooLong = await chat.api
+        .get('/api/usage/daily')
+        .query({ days: 367 })
+        .set(bearer(someone.token))
+        .expect(400);
+      expect(tooLong.body).toMatchObject({ error: { code: 'validation_failed' } });
     });
 
     it('uses the model given with the message when the user may use it', async () => {

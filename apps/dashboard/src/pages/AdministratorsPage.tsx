@@ -2,12 +2,13 @@ import {
   ConfirmDialog,
   DataTable,
   Dialog,
+  fieldErrors,
   Pager,
   ProblemNotice,
+  RowButton,
   SelectField,
   Switch,
   TextField,
-  fieldErrors,
   useLoad,
   useToast,
 } from '@switchyard/ui';
@@ -133,15 +134,19 @@ export function AdministratorsPage() {
             hiddenHeader: true,
             render: (admin) =>
               admin.id === me.id ? null : (
-                <button type="button" class="link-button danger" onClick={() => setDeleting(admin)}>
-                  Delete<span class="visually-hidden"> {admin.username}</span>
-                </button>
+                <RowButton
+                  action="Delete"
+                  row={admin.username}
+                  onClick={() => setDeleting(admin)}
+                  danger
+                />
               ),
           },
         ]}
       />
       <Pager
         label="administrators"
+        one="administrator"
         page={page}
         pageSize={PAGE_SIZE}
         total={admins.data?.total ?? 0}

@@ -78,6 +78,7 @@ export function AuditPage() {
       />
       <Pager
         label="entries"
+        one="entry"
         page={page}
         pageSize={PAGE_SIZE}
         total={entries.data?.total ?? 0}

@@ -4,8 +4,10 @@ import {
   Dialog,
   Pager,
   ProblemNotice,
+  RowButton,
   SelectField,
   TextField,
+  useAction,
   useLoad,
   useToast,
 } from '@switchyard/ui';
@@ -55,18 +57,7 @@ export function ChannelsPage() {
   const [importing, setImporting] = useState(false);
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const [tests, setTests] = useState<Record<number, Schemas['ChannelTestResult'] | 'running'>>({});
-  const [error, setError] = useState<unknown>(null);
-
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      notify(done);
-      await channels.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { act, error, setError } = useAction(channels.reload);
 
   const test = async (channel: Channel) => {
     setTests((shown) => ({ ...shown, [channel.id]: 'running' }));
@@ -237,16 +228,20 @@ export function ChannelsPage() {
                   hiddenHeader: true,
                   render: (channel: Channel) => (
                     <div class="row-actions">
-                      <button type="button" class="link-button" onClick={() => void test(channel)}>
-                        Test<span class="visually-hidden"> {channel.name}</span>
-                      </button>
-                      <button type="button" class="link-button" onClick={() => setEditing(channel)}>
-                        Edit<span class="visually-hidden"> {channel.name}</span>
-                      </button>
+                      <RowButton
+                        action="Test"
+                        row={channel.name}
+                        onClick={() => void test(channel)}
+                      />
+                      <RowButton
+                        action="Edit"
+                        row={channel.name}
+                        onClick={() => setEditing(channel)}
+                      />
                       {channel.status === 'enabled' ? (
-                        <button
-                          type="button"
-                          class="link-button"
+                        <RowButton
+                          action="Disable"
+                          row={channel.name}
                           onClick={() =>
                             void act(
                               () =>
@@ -259,13 +254,11 @@ export function ChannelsPage() {
                               `${channel.name} disabled.`,
                             )
                           }
-                        >
-                          Disable<span class="visually-hidden"> {channel.name}</span>
-                        </button>
+                        />
                       ) : (
-                        <button
-                          type="button"
-                          class="link-button"
+                        <RowButton
+                          action="Enable"
+                          row={channel.name}
                           onClick={() =>
                             void act(
                               () =>
@@ -277,17 +270,14 @@ export function ChannelsPage() {
                               `${channel.name} enabled.`,
                             )
                           }
-                        >
-                          Enable<span class="visually-hidden"> {channel.name}</span>
-                        </button>
+                        />
                       )}
-                      <button
-                        type="button"
-                        class="link-button danger"
+                      <RowButton
+                        action="Delete"
+                        row={channel.name}
                         onClick={() => setDeleting(channel)}
-                      >
-                        Delete<span class="visually-hidden"> {channel.name}</span>
-                      </button>
+                        danger
+                      />
                     </div>
                   ),
                 },
@@ -297,6 +287,7 @@ export function ChannelsPage() {
       />
       <Pager
         label="channels"
+        one="channel"
         page={page}
         pageSize={PAGE_SIZE}
         total={channels.data?.total ?? 0}

@@ -1,7 +1,6 @@
-import { DataTable, ProblemNotice, SelectField, useLoad } from '@switchyard/ui';
+import { DataTable, LineChart, ProblemNotice, SelectField, useLoad } from '@switchyard/ui';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call, explain, type Schemas } from '../api/client.js';
-import { UsageChart } from '../components/UsageChart.js';
 import { count, money, timeLeft, when } from '../format.js';
 
 type Range = Schemas['UsageSeriesResponse']['range'];
@@ -112,7 +111,7 @@ export function OverviewPage() {
         </div>
       </dl>
       {chart && chart.lines.length > 0 && (
-        <UsageChart
+        <LineChart
           label={`${METRICS.find((m) => m.value === metric)?.label} over time by ${split}`}
           times={chart.times}
           lines={chart.lines}

@@ -1,4 +1,12 @@
-import { ProblemNotice, SelectField, useLoad, useToast } from '@switchyard/ui';
+import {
+  DataTable,
+  ProblemNotice,
+  RowButton,
+  SelectField,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call, explain, type Schemas } from '../api/client.js';
 import { count, dollarsToMicros, download, microsToDollars } from '../format.js';
@@ -118,6 +126,65 @@ export function PricesPage() {
   const update = (index: number, change: Partial<Row>) =>
     setRows(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
 
+  const priceColumn = (
+    field: 'input' | 'output',
+    name: string,
+  ): Column<{ row: Row; index: number }> => ({
+    key: field,
+    header: `${name} ($ / 1M tokens)`,
+    render: ({ row, index }) =>
+      canEdit ? (
+        <input
+          type="number"
+          min={0}
+          step="any"
+          aria-label={`${name} price of ${row.model || 'new model'}`}
+          value={row[field]}
+          onInput={(e) => update(index, { [field]: e.currentTarget.value })}
+        />
+      ) : (
+        row[field]
+      ),
+  });
+
+  const columns: Column<{ row: Row; index: number }>[] = [
+    {
+      key: 'model',
+      header: 'Model',
+      render: ({ row, index }) =>
+        canEdit && !row.saved ? (
+          <input
+            aria-label="Model"
+            value={row.model}
+            onInput={(e) => update(index, { model: e.currentTarget.value })}
+          />
+        ) : (
+          <code>{row.model}</code>
+        ),
+    },
+    priceColumn('input', 'Input'),
+    priceColumn('output', 'Output'),
+    ...(canEdit
+      ? [
+          {
+            key: 'actions',
+            header: 'Actions',
+            hiddenHeader: true,
+            render: ({ row, index }: { row: Row; index: number }) => (
+              <RowButton
+                action="Remove"
+                row={row.model || 'new model'}
+                onClick={() =>
+                  row.saved ? void remove(row.model) : setRows(rows.filter((_, i) => i !== index))
+                }
+                danger
+              />
+            ),
+          },
+        ]
+      : []),
+  ];
+
   return (
     <section aria-labelledby="prices-title">
       <div class="page-header">
@@ -169,90 +236,18 @@ export function PricesPage() {
           </ul>
         </div>
       )}
-      <div class="table-scroll" tabIndex={0} role="region" aria-label="Model prices">
-        <table>
-          <caption class="visually-hidden">Model prices</caption>
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Input ($ / 1M tokens)</th>
-              <th scope="col">Output ($ / 1M tokens)</th>
-              {canEdit && (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.length === 0 && (
-              <tr>
-                <td colSpan={4} class="table-state">
-                  {prices.loading ? 'Loading…' : 'No prices yet.'}
-                </td>
-              </tr>
-            )}
-            {rows.map((row, index) => (
-              <tr key={index}>
-                <td>
-                  {canEdit && !row.saved ? (
-                    <input
-                      aria-label="Model"
-                      value={row.model}
-                      onInput={(e) => update(index, { model: e.currentTarget.value })}
-                    />
-                  ) : (
-                    <code>{row.model}</code>
-                  )}
-                </td>
-                <td>
-                  {canEdit ? (
-                    <input
-                      type="number"
-                      min={0}
-                      step="any"
-                      aria-label={`Input price of ${row.model || 'new model'}`}
-                      value={row.input}
-                      onInput={(e) => update(index, { input: e.currentTarget.value })}
-                    />
-                  ) : (
-                    row.input
-                  )}
-                </td>
-                <td>
-                  {canEdit ? (
-                    <input
-                      type="number"
-                      min={0}
-                      step="any"
-                      aria-label={`Output price of ${row.model || 'new model'}`}
-                      value={row.output}
-                      onInput={(e) => update(index, { output: e.currentTarget.value })}
-                    />
-                  ) : (
-                    row.output
-                  )}
-                </td>
-                {canEdit && (
-                  <td class="row-actions">
-                    <button
-                      type="button"
-                      class="link-button danger"
-                      onClick={() =>
-                        row.saved
-                          ? void remove(row.model)
-                          : setRows(rows.filter((_, i) => i !== index))
-                      }
-                    >
-                      Remove<span class="visually-hidden"> {row.model || 'new model'}</span>
-                    </button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Model prices"
+        columns={columns}
+        rows={
+          prices.loading && rows.length === 0
+            ? undefined
+            : rows.map((row, index) => ({ row, index }))
+        }
+        rowKey={({ index }) => index}
+        loading={prices.loading}
+        empty="No prices yet."
+      />
       {canEdit && (
         <>
           <div class="form-actions">

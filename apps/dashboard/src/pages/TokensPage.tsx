@@ -3,9 +3,11 @@ import {
   DataTable,
   Pager,
   ProblemNotice,
+  RowButton,
   SelectField,
   Switch,
   TextField,
+  useAction,
   useLoad,
   useToast,
 } from '@switchyard/ui';
@@ -55,18 +57,7 @@ export function TokensPage() {
   const [editing, setEditing] = useState<Token | 'new' | null>(null);
   const [created, setCreated] = useState<Created | null>(null);
   const [deleting, setDeleting] = useState<Token | null>(null);
-  const [error, setError] = useState<unknown>(null);
-
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(null);
-    try {
-      await work();
-      notify(done);
-      await tokens.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { act, error } = useAction(tokens.reload);
 
   return (
     <section aria-labelledby="tokens-title">
@@ -173,16 +164,13 @@ export function TokensPage() {
                           )
                         }
                       />
-                      <button type="button" class="link-button" onClick={() => setEditing(token)}>
-                        Edit<span class="visually-hidden"> {token.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        class="link-button danger"
+                      <RowButton action="Edit" row={token.name} onClick={() => setEditing(token)} />
+                      <RowButton
+                        action="Delete"
+                        row={token.name}
                         onClick={() => setDeleting(token)}
-                      >
-                        Delete<span class="visually-hidden"> {token.name}</span>
-                      </button>
+                        danger
+                      />
                     </div>
                   ),
                 },
@@ -192,6 +180,7 @@ export function TokensPage() {
       />
       <Pager
         label="tokens"
+        one="token"
         page={page}
         pageSize={PAGE_SIZE}
         total={tokens.data?.total ?? 0}

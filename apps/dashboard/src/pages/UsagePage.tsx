@@ -219,6 +219,7 @@ export function UsagePage() {
       />
       <Pager
         label="requests"
+        one="request"
         page={page}
         pageSize={PAGE_SIZE}
         total={logs.data?.total ?? 0}

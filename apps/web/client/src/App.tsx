@@ -1,4 +1,3 @@
-import { useEffect, useState } from 'preact/hooks';
 import * as chat from './api/chat-api.js';
 import { session, whenUnauthenticated } from './api/http.js';
 import { type Me } from './api/types.js';
@@ -7,45 +6,37 @@ import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
-import { navigate, TopBar, usePath } from '@switchyard/ui';
+import {
+  navigate,
+  ToastProvider,
+  TopBar,
+  usePath,
+  useSession,
+  type SessionClient,
+} from '@switchyard/ui';
 
-type SessionState = { kind: 'checking' } | { kind: 'signed-out' } | { kind: 'signed-in'; me: Me };
+const sessionClient: SessionClient<Me> = {
+  hasToken: () => session.token() !== null,
+  clear: session.clear,
+  whenUnauthenticated,
+  me: chat.me,
+  logout: chat.logout,
+};
 
 export function App() {
+  return (
+    <ToastProvider>
+      <ChatApp />
+    </ToastProvider>
+  );
+}
+
+function ChatApp() {
   const path = usePath();
-  const [state, setState] = useState<SessionState>({ kind: 'checking' });
-  const [error, setError] = useState<unknown>(null);
-
-  const loadMe = async () => {
-    if (!session.token()) {
-      setState({ kind: 'signed-out' });
-      return;
-    }
-    try {
-      setState({ kind: 'signed-in', me: await chat.me() });
-      setError(null);
-    } catch (failure) {
-      // 401 signs out through whenUnauthenticated; anything else (502) is shown.
-      if (session.token()) setError(failure);
-    }
-  };
-
-  useEffect(() => {
-    whenUnauthenticated(() => {
-      session.clear();
-      setState({ kind: 'signed-out' });
-    });
-    void loadMe();
-  }, []);
+  const { state, error, check: loadMe, signOut: endSession } = useSession(sessionClient);
 
   const signOut = async () => {
-    try {
-      await chat.logout();
-    } catch {
-      // The session ends here whatever the server says.
-    }
-    session.clear();
-    setState({ kind: 'signed-out' });
+    await endSession();
     navigate('/login');
   };
 

@@ -1,5 +1,6 @@
 import { render } from 'preact';
 import '@switchyard/ui/styles.css';
+import 'uplot/dist/uPlot.min.css';
 import { App } from './App.js';
 import './styles.css';
 

@@ -1,29 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import {
-  imagesOf,
-  listMessages,
-  pageOf,
-  readMessage,
-  readModel,
-  readPreferences,
-  sendMessage,
-} from './chat-api.js';
+import { imagesOf, listMessages, readMessage, sendMessage } from './chat-api.js';
 import { type ApiProblem, setApiOrigin } from './http.js';
-import { type Id, type Usage } from './types.js';
+import { type Usage } from './types.js';
 
-describe('reading answers', () => {
-  it('reads lists as {items, total}, leaving out what is not an item', () => {
-    const model = { id: 1, name: 'gpt-4o', purpose: 'chat', platform: 'openai' };
-    expect(pageOf({ items: [model, { bad: 1 }], total: 9 }, readModel)).toEqual({
-      items: [model],
-      total: 9,
-    });
-    expect(pageOf({ nothing: true }, readModel)).toEqual({ items: [], total: 0 });
-    expect(pageOf([model], readModel)).toEqual({ items: [], total: 0 });
-  });
-
+describe('reading streamed and stored replies', () => {
   it('reads the tool steps saved with a reply, dropping what is not a step', () => {
     const message = readMessage({
       role: 'assistant',
@@ -95,16 +77,6 @@ describe('reading answers', () => {
   });
 });
 
-describe('readPreferences', () => {
-  it('reads the chosen model and custom assistants, and defaults what is missing', () => {
-    expect(readPreferences({ model: 'gpt-4o', customAssistants: ['g-1', 7] })).toEqual({
-      model: 'gpt-4o',
-      customAssistants: ['g-1'],
-    });
-    expect(readPreferences({ model: null })).toEqual({ model: null, customAssistants: [] });
-  });
-});
-
 describe('the chat API over HTTP', () => {
   let server: Server;
   let answer: (res: ServerResponse, body: string) => Promise<void>;
@@ -137,9 +109,9 @@ describe('the chat API over HTTP', () => {
 
   async function send(model?: string) {
     const log: string[] = [];
-    const outcome: { messageId?: Id; usage?: Usage; problem?: ApiProblem } = {};
+    const outcome: { messageId?: number; usage?: Usage; problem?: ApiProblem } = {};
     await sendMessage(
-      7,
+      '7',
       { content: 'Draw a cat', ...(model ? { model } : {}) },
       {
         delta: (text) => log.push(`delta:${text}`),
@@ -163,6 +135,13 @@ describe('the chat API over HTTP', () => {
       id: i + 1,
       role: 'user',
       content: `m${i + 1}`,
+      imageUrls: [],
+      model: null,
+      status: 'complete',
+      errorCode: null,
+      toolSteps: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      createdAt: new Date(0).toISOString(),
     }));
     answer = async (res) => {
       const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
@@ -170,7 +149,7 @@ describe('the chat API over HTTP', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ items: stored.slice((page - 1) * size, page * size), total: 250 }));
     };
-    const messages = await listMessages(7);
+    const messages = await listMessages('7');
     expect(messages.map((m) => m.content)).toEqual(stored.map((m) => m.content));
     expect(received.map((r) => r.url)).toEqual([
       '/api/conversations/7/messages?page=1&pageSize=200',

@@ -1,4 +1,5 @@
 import {
+  api,
   apiUrl,
   call,
   failure,
@@ -9,24 +10,27 @@ import {
 } from './http.js';
 import { readEvents } from './sse.js';
 import {
-  PURPOSES,
   type AdminModel,
+  type AdminModelChanges,
   type AdminModelInput,
+  type ApiKeyChanges,
   type ApiKeyInput,
   type ApiKeyRecord,
   type ChatMessage,
   type ChatModel,
   type ChatUser,
+  type ChatUserChanges,
   type Conversation,
-  type Details,
-  type Id,
+  type Edition,
   type McpServerChoice,
   type Me,
   type Page,
   type Preferences,
-  type Purpose,
+  type Schemas,
   type ToolStep,
   type Usage,
+  type UsageDay,
+  type UsageTotals,
 } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -34,44 +38,10 @@ type Json = Record<string, unknown>;
 const isRecord = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Every list of the chat API answers `{items, total}`; items that cannot be read are left out. */
-export function pageOf<T>(answer: unknown, read: (item: unknown) => T | null): Page<T> {
-  if (!isRecord(answer) || !Array.isArray(answer['items'])) return { items: [], total: 0 };
-  const items = answer['items'].map(read).filter((item): item is T => item !== null);
-  const total = typeof answer['total'] === 'number' ? answer['total'] : items.length;
-  return { items, total };
-}
-
 const text = (value: unknown, fallback = ''): string =>
   typeof value === 'string' ? value : typeof value === 'number' ? String(value) : fallback;
-const id = (value: unknown): Id => (typeof value === 'number' ? value : text(value));
-const purpose = (value: unknown): Purpose =>
-  PURPOSES.includes(value as Purpose) ? (value as Purpose) : 'chat';
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-
-export function readModel(value: unknown): ChatModel | null {
-  if (!isRecord(value) || typeof value['name'] !== 'string') return null;
-  return {
-    id: id(value['id'] ?? value['name']),
-    name: value['name'],
-    purpose: purpose(value['purpose']),
-    platform: text(value['platform'], 'openai'),
-  };
-}
-
-function readConversation(value: unknown): Conversation | null {
-  if (!isRecord(value) || value['id'] === undefined) return null;
-  return {
-    id: id(value['id']),
-    title: text(value['title'], 'Untitled'),
-    model: text(value['model']),
-    ...(Array.isArray(value['mcpServerIds'])
-      ? { mcpServerIds: (value['mcpServerIds'] as unknown[]).map(id) }
-      : {}),
-    ...(typeof value['updatedAt'] === 'string' ? { updatedAt: value['updatedAt'] } : {}),
-  };
-}
 
 export function readToolStep(value: unknown): ToolStep | null {
   if (!isRecord(value) || typeof value['server'] !== 'string') return null;
@@ -101,6 +71,8 @@ function readUsage(value: unknown): Usage | undefined {
   };
 }
 
+const IMAGE_URL = /^(https?:|data:image\/)/i;
+
 /** Image results may be stored under a few names; any http(s) or data: URL is kept. */
 export function imagesOf(value: Json): string[] {
   const found = [
@@ -111,7 +83,7 @@ export function imagesOf(value: Json): string[] {
       ? value['images'].filter(isRecord).map((image) => text(image['url']))
       : []),
   ];
-  return found.filter((url) => /^(https?:|data:image\/)/i.test(url));
+  return found.filter((url) => IMAGE_URL.test(url));
 }
 
 export function readMessage(value: unknown): ChatMessage | null {
@@ -120,7 +92,7 @@ export function readMessage(value: unknown): ChatMessage | null {
   if (role !== 'user' && role !== 'assistant' && role !== 'system') return null;
   const usage = readUsage(value['usage']);
   return {
-    ...(value['id'] !== undefined ? { id: id(value['id']) } : {}),
+    ...(typeof value['id'] === 'number' ? { id: value['id'] } : {}),
     role,
     content: text(value['content']),
     images: imagesOf(value),
@@ -136,155 +108,121 @@ export function readMessage(value: unknown): ChatMessage | null {
   };
 }
 
-function readApiKey(value: unknown): ApiKeyRecord | null {
-  if (!isRecord(value) || value['id'] === undefined) return null;
-  const normalized = value['addressNormalized'];
+/** A stored message as the pages show it. */
+function fromMessage(message: Schemas['MessageResponse']): ChatMessage {
   return {
-    id: id(value['id']),
-    platform: text(value['platform'], 'openai'),
-    address: text(value['address']),
-    ...(typeof normalized === 'boolean' || typeof normalized === 'string'
-      ? { addressNormalized: normalized }
-      : {}),
-    keyLastFour: text(value['keyLastFour']),
-    purpose: purpose(value['purpose']),
-    enabled: value['enabled'] === true,
+    id: message.id,
+    role: message.role,
+    content: message.content,
+    images: message.imageUrls.filter((url) => IMAGE_URL.test(url)),
+    toolSteps: message.toolSteps
+      .map(readToolStep)
+      .filter((step): step is ToolStep => step !== null),
+    ...(message.model ? { model: message.model } : {}),
+    usage: message.usage,
   };
 }
-
-function readAdminModel(value: unknown): AdminModel | null {
-  const model = readModel(value);
-  if (!model || !isRecord(value)) return null;
-  return { ...model, open: value['open'] === true };
-}
-
-function readUser(value: unknown): ChatUser | null {
-  if (!isRecord(value) || value['id'] === undefined) return null;
-  return {
-    id: id(value['id']),
-    username: text(value['username']),
-    email: typeof value['email'] === 'string' ? value['email'] : null,
-    role: value['role'] === 'admin' ? 'admin' : 'user',
-    disabled: value['disabled'] === true,
-    modelPermissions: strings(value['modelPermissions']),
-  };
-}
-
-const details = (answer: unknown): Details => (isRecord(answer) ? answer : {});
-const path = (value: Id) => encodeURIComponent(String(value));
 
 // Users and sessions.
 
 export async function login(username: string, password: string): Promise<string> {
-  const answer = await call<unknown>('POST', '/auth/login', { username, password });
-  const token = isRecord(answer) ? answer['token'] : undefined;
-  if (typeof token !== 'string') throw new Error('The login answer carried no token');
-  return token;
+  const session = await call(api.POST('/api/auth/login', { body: { username, password } }));
+  return session.token;
 }
 
 export async function register(username: string, password: string, email?: string): Promise<void> {
-  await call('POST', '/auth/register', { username, password, ...(email ? { email } : {}) });
+  await call(
+    api.POST('/api/auth/register', {
+      body: { username, password, ...(email ? { email } : {}) },
+    }),
+  );
 }
 
-export const logout = () => call<void>('POST', '/auth/logout');
+export const logout = () => call(api.POST('/api/auth/logout'));
 
-export async function me(): Promise<Me> {
-  const answer = details(await call<unknown>('GET', '/auth/me'));
-  return {
-    id: id(answer['id']),
-    username: text(answer['username']),
-    role: answer['role'] === 'admin' ? 'admin' : 'user',
-  };
-}
+export const me = (): Promise<Me> => call(api.GET('/api/auth/me'));
 
 // Models and conversations.
 
 export async function listModels(): Promise<ChatModel[]> {
-  return pageOf(await call<unknown>('GET', '/models'), readModel).items;
+  const models = await call(api.GET('/api/models'));
+  return models.items.map((model) => ({ id: model.name, ...model }));
 }
 
-export function readPreferences(answer: unknown): Preferences {
-  const value = details(answer);
-  return {
-    model: typeof value['model'] === 'string' ? value['model'] : null,
-    customAssistants: strings(value['customAssistants']),
-  };
-}
-
-export async function preferences(): Promise<Preferences> {
-  return readPreferences(await call<unknown>('GET', '/me/preferences'));
-}
+export const preferences = (): Promise<Preferences> => call(api.GET('/api/me/preferences'));
 
 /** Remembers the user's model choice on the server, for all their devices. */
-export async function chooseModel(model: string): Promise<Preferences> {
-  return readPreferences(await call<unknown>('PATCH', '/me/preferences', { model }));
-}
+export const chooseModel = (model: string): Promise<Preferences> =>
+  call(api.PATCH('/api/me/preferences', { body: { model } }));
 
 /** Saves the custom assistant of a public link to the user; it becomes the chosen model. */
-export async function addCustomAssistant(link: string): Promise<Preferences> {
-  return readPreferences(await call<unknown>('POST', '/me/custom-assistants', { link }));
-}
+export const addCustomAssistant = (link: string): Promise<Preferences> =>
+  call(api.POST('/api/me/custom-assistants', { body: { link } }));
 
 export async function listConversations(): Promise<Conversation[]> {
-  return pageOf(await call<unknown>('GET', '/conversations'), readConversation).items;
+  return (await call(api.GET('/api/conversations'))).items;
 }
 
-export async function createConversation(
+export const createConversation = (
   title: string,
   model: string,
-  mcpServerIds: Id[] = [],
-): Promise<Conversation> {
-  const created = readConversation(
-    await call<unknown>('POST', '/conversations', { title, model, mcpServerIds }),
+  mcpServerIds: number[] = [],
+): Promise<Conversation> =>
+  call(api.POST('/api/conversations', { body: { title, model, mcpServerIds } }));
+
+export async function renameConversation(conversation: string, title: string): Promise<void> {
+  await call(
+    api.PATCH('/api/conversations/{id}', {
+      params: { path: { id: conversation } },
+      body: { title },
+    }),
   );
-  if (!created) throw new Error('The new conversation has no id');
-  return created;
 }
 
-export async function renameConversation(conversation: Id, title: string): Promise<void> {
-  await call('PATCH', `/conversations/${path(conversation)}`, { title });
-}
-
-export async function setConversationServers(conversation: Id, mcpServerIds: Id[]): Promise<void> {
-  await call('PATCH', `/conversations/${path(conversation)}`, { mcpServerIds });
+export async function setConversationServers(
+  conversation: string,
+  mcpServerIds: number[],
+): Promise<void> {
+  await call(
+    api.PATCH('/api/conversations/{id}', {
+      params: { path: { id: conversation } },
+      body: { mcpServerIds },
+    }),
+  );
 }
 
 /** The MCP servers a user may enable in a conversation. */
 export async function listMcpServers(): Promise<McpServerChoice[]> {
-  const readServer = (item: unknown): McpServerChoice | null =>
-    isRecord(item) && item['id'] !== undefined
-      ? { id: id(item['id']), name: text(item['name']) }
-      : null;
-  return pageOf(await call<unknown>('GET', '/mcp-servers'), readServer).items;
+  return (await call(api.GET('/api/mcp-servers'))).items;
 }
 
-export async function deleteConversation(conversation: Id): Promise<void> {
-  await call('DELETE', `/conversations/${path(conversation)}`);
+export async function deleteConversation(conversation: string): Promise<void> {
+  await call(api.DELETE('/api/conversations/{id}', { params: { path: { id: conversation } } }));
 }
 
 /** The largest page of messages the chat API serves. */
 const MESSAGE_PAGE_SIZE = 200;
 
 /** The whole conversation, oldest first, read page by page. */
-export async function listMessages(conversation: Id): Promise<ChatMessage[]> {
+export async function listMessages(conversation: string): Promise<ChatMessage[]> {
   const messages: ChatMessage[] = [];
   for (let page = 1; ; page += 1) {
-    const query = new URLSearchParams({ page: String(page), pageSize: String(MESSAGE_PAGE_SIZE) });
-    const answer = await call<unknown>(
-      'GET',
-      `/conversations/${path(conversation)}/messages?${query.toString()}`,
+    const { items, total } = await call(
+      api.GET('/api/conversations/{id}/messages', {
+        params: { path: { id: conversation }, query: { page, pageSize: MESSAGE_PAGE_SIZE } },
+      }),
     );
-    const { items, total } = pageOf(answer, readMessage);
-    messages.push(...items);
+    messages.push(...items.map(fromMessage));
     if (items.length === 0 || page * MESSAGE_PAGE_SIZE >= total) return messages;
   }
 }
 
 /** Deletes `from` and every later message: regenerate, or edit and resend. */
-export async function deleteMessagesFrom(conversation: Id, from: Id): Promise<void> {
+export async function deleteMessagesFrom(conversation: string, from: number): Promise<void> {
   await call(
-    'DELETE',
-    `/conversations/${path(conversation)}/messages?from=${encodeURIComponent(String(from))}`,
+    api.DELETE('/api/conversations/{id}/messages', {
+      params: { path: { id: conversation }, query: { from } },
+    }),
   );
 }
 
@@ -293,7 +231,7 @@ export interface ReplyHandlers {
   images(urls: string[]): void;
   /** A tool step finished (its call, result or error, and duration). */
   toolStep?(step: ToolStep): void;
-  done(messageId: Id | undefined, usage: Usage | undefined): void;
+  done(messageId: number | undefined, usage: Usage | undefined): void;
   error(problem: ApiProblem): void;
 }
 
@@ -302,14 +240,14 @@ export interface ReplyHandlers {
  * (JSON bodies) and during it (`event: error`) both end in `handlers.error`.
  */
 export async function sendMessage(
-  conversation: Id,
+  conversation: string,
   body: { content: string; model?: string },
   handlers: ReplyHandlers,
   signal: AbortSignal,
 ): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(apiUrl(`/conversations/${path(conversation)}/messages`), {
+    response = await fetch(apiUrl(`/conversations/${encodeURIComponent(conversation)}/messages`), {
       method: 'POST',
       headers: headers(true, 'text/event-stream, application/json'),
       body: JSON.stringify(body),
@@ -344,7 +282,7 @@ export async function sendMessage(
       } catch {
         data = null;
       }
-      const fields = details(data);
+      const fields = isRecord(data) ? data : {};
       if (event.event === 'delta') handlers.delta(text(fields['content']));
       else if (event.event === 'image') handlers.images(imagesOf(fields));
       else if (event.event === 'tool_result') {
@@ -354,7 +292,7 @@ export async function sendMessage(
         finished = true;
         const messageId = fields['messageId'];
         handlers.done(
-          messageId === undefined ? undefined : id(messageId),
+          typeof messageId === 'number' ? messageId : undefined,
           readUsage(fields['usage']),
         );
       } else if (event.event === 'error') {
@@ -378,64 +316,59 @@ export async function sendMessage(
   }
 }
 
-export async function usage(): Promise<Details> {
-  return details(await call<unknown>('GET', '/usage'));
+export const usage = (): Promise<UsageTotals> => call(api.GET('/api/usage'));
+
+/** The user's usage on each of the last `days` UTC days, oldest first. */
+export async function usageDaily(days: number): Promise<UsageDay[]> {
+  return (await call(api.GET('/api/usage/daily', { params: { query: { days } } }))).items;
 }
 
 // Administration.
 
-export async function listApiKeys(): Promise<Page<ApiKeyRecord>> {
-  return pageOf(await call<unknown>('GET', '/admin/api-keys'), readApiKey);
-}
+export const listApiKeys = (): Promise<Page<ApiKeyRecord>> => call(api.GET('/api/admin/api-keys'));
 
 export async function createApiKey(input: ApiKeyInput): Promise<void> {
-  await call('POST', '/admin/api-keys', input);
+  await call(api.POST('/api/admin/api-keys', { body: input }));
 }
 
-export async function updateApiKey(key: Id, changes: Partial<ApiKeyInput>): Promise<void> {
-  await call('PATCH', `/admin/api-keys/${path(key)}`, changes);
+export async function updateApiKey(key: number, changes: ApiKeyChanges): Promise<void> {
+  await call(
+    api.PATCH('/api/admin/api-keys/{id}', { params: { path: { id: key } }, body: changes }),
+  );
 }
 
-export async function deleteApiKey(key: Id): Promise<void> {
-  await call('DELETE', `/admin/api-keys/${path(key)}`);
+export async function deleteApiKey(key: number): Promise<void> {
+  await call(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id: key } } }));
 }
 
-export async function listAdminModels(): Promise<Page<AdminModel>> {
-  return pageOf(await call<unknown>('GET', '/admin/models'), readAdminModel);
-}
+export const listAdminModels = (): Promise<Page<AdminModel>> => call(api.GET('/api/admin/models'));
 
 export async function createModel(input: AdminModelInput): Promise<void> {
-  await call('POST', '/admin/models', input);
+  await call(api.POST('/api/admin/models', { body: input }));
 }
 
-export async function updateModel(model: Id, changes: Partial<AdminModelInput>): Promise<void> {
-  await call('PATCH', `/admin/models/${path(model)}`, changes);
+export async function updateModel(model: number, changes: AdminModelChanges): Promise<void> {
+  await call(
+    api.PATCH('/api/admin/models/{id}', { params: { path: { id: model } }, body: changes }),
+  );
 }
 
-export async function deleteModel(model: Id): Promise<void> {
-  await call('DELETE', `/admin/models/${path(model)}`);
+export async function deleteModel(model: number): Promise<void> {
+  await call(api.DELETE('/api/admin/models/{id}', { params: { path: { id: model } } }));
 }
 
-export async function listUsers(
+export const listUsers = (
   search: string,
   page: number,
   pageSize: number,
-): Promise<Page<ChatUser>> {
-  const query = new URLSearchParams({ search, page: String(page), pageSize: String(pageSize) });
-  return pageOf(await call<unknown>('GET', `/admin/users?${query.toString()}`), readUser);
+): Promise<Page<ChatUser>> =>
+  call(api.GET('/api/admin/users', { params: { query: { search, page, pageSize } } }));
+
+export async function updateUser(user: number, changes: ChatUserChanges): Promise<void> {
+  await call(api.PATCH('/api/admin/users/{id}', { params: { path: { id: user } }, body: changes }));
 }
 
-export async function updateUser(
-  user: Id,
-  changes: { modelPermissions: string[]; disabled?: boolean },
-): Promise<void> {
-  await call('PATCH', `/admin/users/${path(user)}`, changes);
-}
+export const edition = (): Promise<Edition> => call(api.GET('/api/admin/edition'));
 
-export async function edition(): Promise<Details> {
-  return details(await call<unknown>('GET', '/admin/edition'));
-}
-
-export async function activateLicense(license: string): Promise<Details> {
-  return details(await call<unknown>('POST', '/admin/edition/activate', { license }));
-}
+export const activateLicense = (license: string): Promise<Edition> =>
+  call(api.POST('/api/admin/edition/activate', { body: { license } }));

@@ -1,5 +1,10 @@
-// One way to call the chat API: JSON in and out, the session token as a bearer
-// credential, every failure turned into an ApiProblem with the API's stable code.
+import createClient, { type Middleware } from 'openapi-fetch';
+import { type paths } from '../generated/chat-api.js';
+
+// One way to call the chat API: typed from its OpenAPI document (src/generated, built by
+// scripts/generate-api-types.mjs, so a path, parameter or field the API does not have is a
+// type error), the session token as a bearer credential, every failure turned into an
+// ApiProblem with the API's stable code.
 
 const TOKEN_KEY = 'switchyard.chat.token';
 
@@ -43,6 +48,7 @@ export function apiUrl(path: string): string {
 
 export function setApiOrigin(url: string): void {
   origin = url.replace(/\/+$/, '');
+  api = typedClient();
 }
 
 /** Called when the API says the session is gone (expired, logged out elsewhere). */
@@ -110,19 +116,43 @@ export function networkProblem(error: unknown): ApiProblem {
   );
 }
 
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response: Response;
+const bearer: Middleware = {
+  onRequest({ request }) {
+    const token = session.token();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+};
+
+function typedClient() {
+  const client = createClient<paths>({ baseUrl: origin || globalThis.location?.origin });
+  client.use(bearer);
+  return client;
+}
+
+/**
+ * The typed chat API, at the page's origin unless `setApiOrigin` moved it (a new client
+ * then takes its place; importers see it through the live binding).
+ */
+export let api = typedClient();
+
+/** The data of a successful answer; any other answer is thrown as an ApiProblem. */
+export async function call<T>(
+  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  let result: { data?: T; error?: unknown; response: Response };
   try {
-    response = await fetch(apiUrl(path), {
-      method,
-      headers: headers(body !== undefined),
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    result = await pending;
   } catch (error) {
     throw networkProblem(error);
   }
-  if (!response.ok) throw await failure(response);
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  return (text === '' ? undefined : JSON.parse(text)) as T;
+  const { response } = result;
+  if (response.ok) return result.data as T;
+  const problem = problemFrom(
+    response.status,
+    result.error ?? null,
+    `The server answered ${response.status} ${response.statusText}`.trim(),
+  );
+  if (response.status === 401 && problem.code !== 'invalid_credentials') onUnauthenticated();
+  throw problem;
 }

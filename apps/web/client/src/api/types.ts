@@ -1,20 +1,19 @@
-// The chat API as the web app uses it (docs/specification.md, "Endpoints" and "Lists").
-// Shapes the contract leaves open are read leniently by the functions in chat-api.ts.
+import { type components } from '../generated/chat-api.js';
 
-export type Role = 'user' | 'admin';
-export type Purpose = 'chat' | 'drawing' | 'music';
+// The chat API as the web app uses it: the shapes are the API's own (generated from its
+// OpenAPI document), so a DTO change that breaks a page fails the type check.
+
+export type Schemas = components['schemas'];
+
+export type Role = Schemas['UserProfileResponse']['role'];
+export type Purpose = Schemas['ModelResponse']['purpose'];
+export type Platform = Schemas['ModelResponse']['platform'];
 export const PURPOSES: readonly Purpose[] = ['chat', 'drawing', 'music'];
 
-export type Id = number | string;
-
-export interface Me {
-  id: Id;
-  username: string;
-  role: Role;
-}
+export type Me = Schemas['UserProfileResponse'];
 
 export interface ChatModel {
-  id: Id;
+  id: string;
   name: string;
   purpose: Purpose;
   platform: string;
@@ -23,25 +22,11 @@ export interface ChatModel {
 }
 
 /** What the user chose, kept on the server. */
-export interface Preferences {
-  model: string | null;
-  /** Model names of custom assistants the user added from links. */
-  customAssistants: string[];
-}
+export type Preferences = Schemas['PreferencesResponse'];
 
-export interface Conversation {
-  id: Id;
-  title: string;
-  model: string;
-  /** MCP servers enabled in the conversation. */
-  mcpServerIds?: Id[];
-  updatedAt?: string;
-}
+export type Conversation = Schemas['ConversationResponse'];
 
-export interface Usage {
-  promptTokens: number;
-  completionTokens: number;
-}
+export type Usage = Schemas['TokenUsage'];
 
 /** One tool call of a reply (docs/tools.md). */
 export interface ToolStep {
@@ -57,14 +42,11 @@ export interface ToolStep {
   durationMs: number;
 }
 
-export interface McpServerChoice {
-  id: Id;
-  name: string;
-}
+export type McpServerChoice = Schemas['AvailableMcpServerResponse'];
 
 export interface ChatMessage {
-  id?: Id;
-  role: 'user' | 'assistant' | 'system';
+  id?: number;
+  role: Schemas['MessageResponse']['role'];
   content: string;
   images: string[];
   toolSteps?: ToolStep[];
@@ -72,48 +54,26 @@ export interface ChatMessage {
   usage?: Usage;
 }
 
-export interface ApiKeyRecord {
-  id: Id;
-  platform: string;
-  address: string;
-  /** True (or the base address) when a pre-v4.1.1 full endpoint address was shortened. */
-  addressNormalized?: boolean | string;
-  keyLastFour: string;
-  purpose: Purpose;
-  enabled: boolean;
-}
+export type ApiKeyRecord = Schemas['ApiKeyResponse'];
+export type ApiKeyInput = Schemas['CreateApiKeyDto'];
+export type ApiKeyChanges = Schemas['UpdateApiKeyDto'];
 
-export interface ApiKeyInput {
-  platform: 'openai';
-  address: string;
-  key?: string;
-  purpose: Purpose;
-  enabled: boolean;
-}
+export type AdminModel = Schemas['ModelResponse'];
+export type AdminModelInput = Schemas['CreateModelDto'];
+export type AdminModelChanges = Schemas['UpdateModelDto'];
 
-export interface AdminModel {
-  id: Id;
-  platform: string;
-  name: string;
-  purpose: Purpose;
-  open: boolean;
-}
-
-export type AdminModelInput = Omit<AdminModel, 'id'>;
-
-export interface ChatUser {
-  id: Id;
-  username: string;
-  email?: string | null;
-  role: Role;
-  disabled: boolean;
-  modelPermissions: string[];
-}
+export type ChatUser = Schemas['AdminUserResponse'];
+export type ChatUserChanges = Schemas['UpdateUserDto'];
 
 export interface Page<T> {
   items: T[];
   total: number;
 }
 
-/** Whatever /api/admin/edition and /api/usage answer: shown field by field. */
+export type Edition = Schemas['EditionResponse'];
+
+/** An answer shown field by field (the edition, the usage totals). */
 export type Details = Record<string, unknown>;
+
+export type UsageTotals = Schemas['UsageResponse'];
+export type UsageDay = Schemas['UsageDayResponse'];

@@ -34,11 +34,3 @@ export function ErrorNotice(props: { error: unknown; onDismiss?: () => void }) {
     </div>
   );
 }
-
-export function SuccessNotice(props: { message: string | null }) {
-  return (
-    <p class="notice notice-success" role="status" hidden={!props.message}>
-      {props.message}
-    </p>
-  );
-}

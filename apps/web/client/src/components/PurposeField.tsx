@@ -1,10 +1,13 @@
-import { PURPOSES, type Purpose } from '../api/types.js';
+import { PURPOSES, type Platform, type Purpose } from '../api/types.js';
 
 export const PURPOSE_LABELS: Record<Purpose, string> = {
   chat: 'Chat',
   drawing: 'Drawing',
   music: 'Music',
 };
+
+/** How a model's or an API key's platform is named on the admin pages. */
+export const PLATFORM_LABELS: Record<Platform, string> = { openai: 'OpenAI-compatible' };
 
 /** The purpose of a model or an API key record (docs/specification.md, "Chat upstream records"). */
 export function PurposeField(props: { value: Purpose; onChange: (purpose: Purpose) => void }) {

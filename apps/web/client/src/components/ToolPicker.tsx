@@ -1,11 +1,11 @@
-import { type Id, type McpServerChoice } from '../api/types.js';
+import { type McpServerChoice } from '../api/types.js';
 
 /** Which MCP servers the conversation may use; shown only when there are any. */
 export function ToolPicker(props: {
   servers: McpServerChoice[];
-  value: Id[];
+  value: number[];
   disabled: boolean;
-  onChange(ids: Id[]): void;
+  onChange(ids: number[]): void;
 }) {
   if (props.servers.length === 0) return null;
   const chosen = new Set(props.value.map(String));

@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
-import { type Conversation, type Id } from '../api/types.js';
+import { type Conversation } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { conversationAsMarkdown, exportFileName } from '../components/conversation-export.js';
 import { EditMessage, MessageActions } from '../components/MessageActions.js';
@@ -30,7 +30,7 @@ export function ChatPage(props: { path: string }) {
   const conversations = useLoad(chat.listConversations, []);
   const available = useLoad(chat.listModels, []);
   const mcpServers = useLoad(chat.listMcpServers, []);
-  const [serverIds, setServerIds] = useState<Id[]>([]);
+  const [serverIds, setServerIds] = useState<number[]>([]);
   const preferences = useLoad(chat.preferences, []);
   const models = useMemo(() => {
     const listed = available.data ?? [];
@@ -106,7 +106,7 @@ export function ChatPage(props: { path: string }) {
     chat.chooseModel(name).catch(() => undefined);
   };
 
-  const chooseServers = async (ids: Id[]) => {
+  const chooseServers = async (ids: number[]) => {
     setServerIds(ids);
     if (activeId === null) return;
     try {
@@ -121,7 +121,7 @@ export function ChatPage(props: { path: string }) {
     setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
 
   /** Sends `content` in the conversation and streams the reply into the page. */
-  const ask = async (conversationId: Id, content: string) => {
+  const ask = async (conversationId: string, content: string) => {
     const purpose = models.find((m) => m.name === model)?.purpose;
     const reply: ShownMessage = {
       key: nextKey(),
@@ -164,7 +164,7 @@ export function ChatPage(props: { path: string }) {
   };
 
   /** The question just sent has no id on screen yet; editing it needs one. */
-  const learnIds = async (conversationId: Id) => {
+  const learnIds = async (conversationId: string) => {
     try {
       const saved = await chat.listMessages(conversationId);
       setMessages((shown) =>
@@ -190,7 +190,7 @@ export function ChatPage(props: { path: string }) {
       return;
     }
     setError(null);
-    let conversationId: Id | null = activeId;
+    let conversationId: string | null = activeId;
     if (conversationId === null) {
       try {
         const conversation = await chat.createConversation(titleFrom(content), model, serverIds);

@@ -1,37 +1,85 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
-import { type ApiKeyInput, type ApiKeyRecord, type Purpose } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { FormActions, Switch, useLoad } from '@switchyard/ui';
-
-function normalizedNote(record: ApiKeyRecord): string | null {
-  if (record.addressNormalized === true) {
-    return 'Shortened to its base from a full endpoint address (before v4.1.1).';
-  }
-  if (typeof record.addressNormalized === 'string' && record.addressNormalized !== record.address) {
-    return `Used as base address: ${record.addressNormalized}`;
-  }
-  return null;
-}
+import { type ApiKeyRecord, type Purpose } from '../../api/types.js';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
+import {
+  ConfirmDialog,
+  DataTable,
+  FormActions,
+  RowButton,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 export function ApiKeysPage() {
   const keys = useLoad(chat.listApiKeys, []);
   const [editing, setEditing] = useState<ApiKeyRecord | 'new' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const notify = useToast();
+  const [deleting, setDeleting] = useState<ApiKeyRecord | null>(null);
+  const { act, error } = useAction(keys.reload);
 
-  const act = async (work: () => Promise<void>, message: string) => {
-    setError(null);
-    setDone(null);
-    try {
-      await work();
-      setDone(message);
-      await keys.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const columns: Column<ApiKeyRecord>[] = [
+    { key: 'platform', header: 'Platform', render: (record) => PLATFORM_LABELS[record.platform] },
+    {
+      key: 'address',
+      header: 'Address',
+      render: (record) => (
+        <>
+          <code>{record.address}</code>
+          {record.addressNormalized && (
+            <div class="cell-note">
+              Shortened to its base from a full endpoint address (before v4.1.1).
+            </div>
+          )}
+        </>
+      ),
+    },
+    {
+      key: 'key',
+      header: 'Key',
+      render: (record) => (
+        <code aria-label={`key ending in ${record.keyLastFour}`}>…{record.keyLastFour}</code>
+      ),
+    },
+    { key: 'purpose', header: 'Purpose', render: (record) => PURPOSE_LABELS[record.purpose] },
+    {
+      key: 'enabled',
+      header: 'Enabled',
+      render: (record) => (
+        <Switch
+          checked={record.enabled}
+          label={`Enabled: ${record.address} (${record.purpose})`}
+          text={record.enabled ? 'On' : 'Off'}
+          onChange={(enabled) =>
+            void act(
+              () => chat.updateApiKey(record.id, { enabled }),
+              `${record.address} ${enabled ? 'enabled' : 'disabled'}.`,
+            )
+          }
+        />
+      ),
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      render: (record) => (
+        <div class="row-actions">
+          <RowButton action="Edit" row={record.address} onClick={() => setEditing(record)} />
+          <RowButton
+            action="Delete"
+            row={record.address}
+            onClick={() => setDeleting(record)}
+            danger
+          />
+        </div>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="api-keys-title">
@@ -47,88 +95,38 @@ export function ApiKeysPage() {
         recovered.
       </p>
       <ErrorNotice error={error ?? keys.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <ApiKeyForm
           record={editing === 'new' ? null : editing}
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            setDone(message);
             await keys.reload();
+            notify(message);
           }}
         />
       )}
-      <div class="table-scroll">
-        <table aria-busy={keys.loading}>
-          <caption class="visually-hidden">API keys ({keys.data?.total ?? 0})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Platform</th>
-              <th scope="col">Address</th>
-              <th scope="col">Key</th>
-              <th scope="col">Purpose</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={6}>No API keys yet: chat needs at least one.</td>
-              </tr>
-            )}
-            {keys.data?.items.map((record) => {
-              const note = normalizedNote(record);
-              return (
-                <tr key={String(record.id)}>
-                  <td>{record.platform === 'openai' ? 'OpenAI-compatible' : record.platform}</td>
-                  <td>
-                    <code>{record.address}</code>
-                    {note && <div class="cell-note">{note}</div>}
-                  </td>
-                  <td>
-                    <code aria-label={`key ending in ${record.keyLastFour}`}>
-                      …{record.keyLastFour}
-                    </code>
-                  </td>
-                  <td>{PURPOSE_LABELS[record.purpose]}</td>
-                  <td>
-                    <Switch
-                      checked={record.enabled}
-                      label={`Enabled: ${record.address} (${record.purpose})`}
-                      text={record.enabled ? 'On' : 'Off'}
-                      onChange={(enabled) =>
-                        void act(
-                          () => chat.updateApiKey(record.id, { enabled }),
-                          `${record.address} ${enabled ? 'enabled' : 'disabled'}.`,
-                        )
-                      }
-                    />
-                  </td>
-                  <td class="row-actions">
-                    <button type="button" class="link-button" onClick={() => setEditing(record)}>
-                      Edit<span class="visually-hidden"> {record.address}</span>
-                    </button>
-                    <button
-                      type="button"
-                      class="link-button danger"
-                      onClick={() =>
-                        confirm(`Delete the API key for ${record.address}?`) &&
-                        void act(() => chat.deleteApiKey(record.id), `${record.address} deleted.`)
-                      }
-                    >
-                      Delete<span class="visually-hidden"> {record.address}</span>
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`API keys (${keys.data?.total ?? 0})`}
+        columns={columns}
+        rows={keys.data?.items}
+        rowKey={(record) => record.id}
+        loading={keys.loading}
+        empty="No API keys yet: chat needs at least one."
+      />
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete the API key for ${deleting.address}?`}
+          message="Replies stop using this key at once."
+          confirm="Delete API key"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const target = deleting;
+            setDeleting(null);
+            void act(() => chat.deleteApiKey(target.id), `${target.address} deleted.`);
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -150,7 +148,7 @@ function ApiKeyForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input: ApiKeyInput = { platform: 'openai', address: address.trim(), purpose, enabled };
+    const input = { platform: 'openai' as const, address: address.trim(), purpose, enabled };
     try {
       if (existing) {
         await chat.updateApiKey(existing.id, { ...input, ...(key !== '' ? { key } : {}) });

@@ -1,26 +1,25 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { DetailsView } from '../../components/DetailsView.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { useLoad } from '@switchyard/ui';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { useLoad, useToast } from '@switchyard/ui';
 
 export function EditionPage() {
   const edition = useLoad(chat.edition, []);
   const [license, setLicense] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const notify = useToast();
   const name = edition.data?.['edition'];
 
   const activate = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    setDone(null);
     try {
       await chat.activateLicense(license.trim());
       setLicense('');
-      setDone('License activated.');
+      notify('License activated.');
       await edition.reload();
     } catch (failure) {
       setError(failure);
@@ -52,7 +51,6 @@ export function EditionPage() {
       <form class="card editor" onSubmit={(event) => void activate(event)}>
         <h2>Activate a license</h2>
         <ErrorNotice error={error} />
-        <SuccessNotice message={done} />
         <label>
           License
           <textarea

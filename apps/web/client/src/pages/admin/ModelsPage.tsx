@@ -1,27 +1,60 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type Purpose } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
-import { FormActions, Switch, useLoad } from '@switchyard/ui';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
+import {
+  ConfirmDialog,
+  DataTable,
+  FormActions,
+  RowButton,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 export function ModelsPage() {
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<AdminModel | 'new' | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const notify = useToast();
+  const [deleting, setDeleting] = useState<AdminModel | null>(null);
+  const { act, error } = useAction(models.reload);
 
-  const act = async (work: () => Promise<void>, message: string) => {
-    setError(null);
-    setDone(null);
-    try {
-      await work();
-      setDone(message);
-      await models.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const columns: Column<AdminModel>[] = [
+    { key: 'name', header: 'Name', render: (model) => <code>{model.name}</code> },
+    { key: 'platform', header: 'Platform', render: (model) => PLATFORM_LABELS[model.platform] },
+    { key: 'purpose', header: 'Purpose', render: (model) => PURPOSE_LABELS[model.purpose] },
+    {
+      key: 'open',
+      header: 'Open to all',
+      render: (model) => (
+        <Switch
+          checked={model.open}
+          label={`Open ${model.name} to all users`}
+          text={model.open ? 'Open' : 'Closed'}
+          onChange={(open) =>
+            void act(
+              () => chat.updateModel(model.id, { open }),
+              `${model.name} is now ${open ? 'open to all users' : 'limited to permitted users'}.`,
+            )
+          }
+        />
+      ),
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      render: (model) => (
+        <div class="row-actions">
+          <RowButton action="Edit" row={model.name} onClick={() => setEditing(model)} />
+          <RowButton action="Delete" row={model.name} onClick={() => setDeleting(model)} danger />
+        </div>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="models-title">
@@ -36,78 +69,38 @@ export function ModelsPage() {
         (Users → permissions).
       </p>
       <ErrorNotice error={error ?? models.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <ModelForm
           model={editing === 'new' ? null : editing}
           onCancel={() => setEditing(null)}
           onSaved={async (message) => {
             setEditing(null);
-            setDone(message);
             await models.reload();
+            notify(message);
           }}
         />
       )}
-      <div class="table-scroll">
-        <table aria-busy={models.loading}>
-          <caption class="visually-hidden">Models ({models.data?.total ?? 0})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Purpose</th>
-              <th scope="col">Open to all</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {models.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={5}>No models yet.</td>
-              </tr>
-            )}
-            {models.data?.items.map((model) => (
-              <tr key={String(model.id)}>
-                <td>
-                  <code>{model.name}</code>
-                </td>
-                <td>{model.platform === 'openai' ? 'OpenAI-compatible' : model.platform}</td>
-                <td>{PURPOSE_LABELS[model.purpose]}</td>
-                <td>
-                  <Switch
-                    checked={model.open}
-                    label={`Open ${model.name} to all users`}
-                    text={model.open ? 'Open' : 'Closed'}
-                    onChange={(open) =>
-                      void act(
-                        () => chat.updateModel(model.id, { open }),
-                        `${model.name} is now ${open ? 'open to all users' : 'limited to permitted users'}.`,
-                      )
-                    }
-                  />
-                </td>
-                <td class="row-actions">
-                  <button type="button" class="link-button" onClick={() => setEditing(model)}>
-                    Edit<span class="visually-hidden"> {model.name}</span>
-                  </button>
-                  <button
-                    type="button"
-                    class="link-button danger"
-                    onClick={() =>
-                      confirm(`Delete the model ${model.name}?`) &&
-                      void act(() => chat.deleteModel(model.id), `${model.name} deleted.`)
-                    }
-                  >
-                    Delete<span class="visually-hidden"> {model.name}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`Models (${models.data?.total ?? 0})`}
+        columns={columns}
+        rows={models.data?.items}
+        rowKey={(model) => model.id}
+        loading={models.loading}
+        empty="No models yet."
+      />
+      {deleting && (
+        <ConfirmDialog
+          title={`Delete the model ${deleting.name}?`}
+          message="Users can no longer choose it; their conversations keep its name."
+          confirm="Delete model"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const target = deleting;
+            setDeleting(null);
+            void act(() => chat.deleteModel(target.id), `${target.name} deleted.`);
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -128,7 +121,7 @@ function ModelForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input = { platform: 'openai', name: name.trim(), purpose, open };
+    const input = { platform: 'openai' as const, name: name.trim(), purpose, open };
     try {
       if (existing) await chat.updateModel(existing.id, input);
       else await chat.createModel(input);

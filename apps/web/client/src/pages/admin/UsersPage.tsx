@@ -1,8 +1,17 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
-import { ErrorNotice, SuccessNotice } from '../../components/ErrorNotice.js';
-import { FormActions, Switch, useLoad } from '@switchyard/ui';
+import { ErrorNotice } from '../../components/ErrorNotice.js';
+import {
+  DataTable,
+  FormActions,
+  Pager,
+  Switch,
+  useAction,
+  useLoad,
+  useToast,
+  type Column,
+} from '@switchyard/ui';
 
 const PAGE_SIZE = 20;
 
@@ -13,21 +22,50 @@ export function UsersPage() {
   const users = useLoad(() => chat.listUsers(query, page, PAGE_SIZE), [query, page]);
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<ChatUser | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const pages = Math.max(1, Math.ceil((users.data?.total ?? 0) / PAGE_SIZE));
+  const notify = useToast();
+  const { act, error } = useAction(users.reload);
 
-  const setDisabled = async (user: ChatUser, disabled: boolean) => {
-    setError(null);
-    setDone(null);
-    try {
-      await chat.updateUser(user.id, { modelPermissions: user.modelPermissions, disabled });
-      setDone(`${user.username} ${disabled ? 'disabled' : 'enabled'}.`);
-      await users.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const setDisabled = (user: ChatUser, disabled: boolean) =>
+    act(
+      () => chat.updateUser(user.id, { modelPermissions: user.modelPermissions, disabled }),
+      `${user.username} ${disabled ? 'disabled' : 'enabled'}.`,
+    );
+
+  const columns: Column<ChatUser>[] = [
+    { key: 'username', header: 'Username', render: (user) => user.username },
+    { key: 'email', header: 'Email', render: (user) => user.email ?? '—' },
+    { key: 'role', header: 'Role', render: (user) => user.role },
+    {
+      key: 'permissions',
+      header: 'Model permissions',
+      render: (user) =>
+        user.modelPermissions.length === 0 ? 'none' : user.modelPermissions.join(', '),
+    },
+    {
+      key: 'disabled',
+      header: 'Disabled',
+      render: (user) => (
+        <Switch
+          checked={user.disabled}
+          label={`Disable ${user.username}`}
+          text={user.disabled ? 'Disabled' : 'Active'}
+          onChange={(disabled) => void setDisabled(user, disabled)}
+        />
+      ),
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      render: (user) => (
+        <div class="row-actions">
+          <button type="button" class="link-button" onClick={() => setEditing(user)}>
+            Permissions<span class="visually-hidden"> of {user.username}</span>
+          </button>
+        </div>
+      ),
+    },
+  ];
 
   return (
     <section aria-labelledby="users-title">
@@ -52,88 +90,34 @@ export function UsersPage() {
         <button type="submit">Search</button>
       </form>
       <ErrorNotice error={error ?? users.error} />
-      <SuccessNotice message={done} />
       {editing && (
         <PermissionsForm
           user={editing}
           models={models.data?.items ?? []}
           onCancel={() => setEditing(null)}
           onSaved={async () => {
-            setDone(`Model permissions of ${editing.username} saved.`);
             setEditing(null);
             await users.reload();
+            notify(`Model permissions of ${editing.username} saved.`);
           }}
         />
       )}
-      <div class="table-scroll">
-        <table aria-busy={users.loading}>
-          <caption class="visually-hidden">Users ({users.data?.total ?? 0})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Model permissions</th>
-              <th scope="col">Disabled</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data?.items.length === 0 && (
-              <tr>
-                <td colSpan={6}>No users match.</td>
-              </tr>
-            )}
-            {users.data?.items.map((user) => (
-              <tr key={String(user.id)}>
-                <td>{user.username}</td>
-                <td>{user.email ?? '—'}</td>
-                <td>{user.role}</td>
-                <td>
-                  {user.modelPermissions.length === 0 ? 'none' : user.modelPermissions.join(', ')}
-                </td>
-                <td>
-                  <Switch
-                    checked={user.disabled}
-                    label={`Disable ${user.username}`}
-                    text={user.disabled ? 'Disabled' : 'Active'}
-                    onChange={(disabled) => void setDisabled(user, disabled)}
-                  />
-                </td>
-                <td class="row-actions">
-                  <button type="button" class="link-button" onClick={() => setEditing(user)}>
-                    Permissions<span class="visually-hidden"> of {user.username}</span>
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <nav class="pager" aria-label="Pages of users">
-        <button
-          type="button"
-          class="secondary"
-          disabled={page <= 1}
-          onClick={() => setPage(page - 1)}
-        >
-          Previous
-        </button>
-        <span aria-live="polite">
-          Page {page} of {pages} ({users.data?.total ?? 0}{' '}
-          {users.data?.total === 1 ? 'user' : 'users'})
-        </span>
-        <button
-          type="button"
-          class="secondary"
-          disabled={page >= pages}
-          onClick={() => setPage(page + 1)}
-        >
-          Next
-        </button>
-      </nav>
+      <DataTable
+        caption={`Users (${users.data?.total ?? 0})`}
+        columns={columns}
+        rows={users.data?.items}
+        rowKey={(user) => user.id}
+        loading={users.loading}
+        empty="No users match."
+      />
+      <Pager
+        label="users"
+        one="user"
+        page={page}
+        pageSize={PAGE_SIZE}
+        total={users.data?.total ?? 0}
+        onPage={setPage}
+      />
     </section>
   );
 }

@@ -1,8 +1,9 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 
-// One line per group over time, drawn by uPlot (canvas). Its legend lists each line with
-// the value under the pointer; the page's tables carry the same numbers for screen readers.
+// Lines over time, drawn by uPlot (canvas). Its legend lists each line with the value under
+// the pointer. A canvas says nothing to a screen reader: `label` sums it up, and every page
+// that draws one shows the same numbers in a table as well.
 
 const COLORS = [
   '#0b5cad',
@@ -15,7 +16,8 @@ const COLORS = [
   '#6e7781',
 ];
 
-export function UsageChart(props: {
+export function LineChart(props: {
+  /** Sums the chart up for screen readers (it is an image to them). */
   label: string;
   /** Start of each bucket, epoch seconds. */
   times: number[];

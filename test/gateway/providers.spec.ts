@@ -1,10 +1,12 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { eventually, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // The openai SDK as the client, channels of other providers behind the gateway: the edge
 // converts the request, the answer, the stream and the errors (docs/providers.md), and
-// meters what the provider reported.
+// meters what the provider reported. Then the other way round: the anthropic SDK on
+// /v1/messages, in front of an openai channel and an anthropic one.
 
 interface UsageRow {
   promptTokens: number;
@@ -752,6 +754,37 @@ describe('gateway: provider channels', () => {
       );
     });
 
+    it('serves /v1/messages too, converted twice: a stream with the cached input apart', async () => {
+      const anthropic = new Anthropic({
+        apiKey: token.key,
+        baseURL: stack.edge.url,
+        maxRetries: 0,
+      });
+      const stream = anthropic.messages.stream({
+        model,
+        max_tokens: 50,
+        system: 'Answer like a mock would.',
+        messages: [{ role: 'user', content: 'hello gemini' }],
+      });
+      const { response } = await stream.withResponse();
+      expect(await stream.finalMessage()).toMatchObject({
+        model: 'gemini-3-pro-preview',
+        content: [{ type: 'text', text: 'Echo: hello gemini' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 3, cache_read_input_tokens: 7, output_tokens: 5 },
+      });
+      expect((await stack.mockRequests(account)).at(-1)!.path).toBe(
+        '/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse',
+      );
+      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        promptTokens: 10,
+        completionTokens: 5,
+        cachedTokens: 7,
+        stream: true,
+        channelId,
+      });
+    });
+
     it("renders Gemini's errors in OpenAI's shape", async () => {
       await stack.mockFault({ key: account, status: 400, times: 1 });
       await expect(
@@ -762,6 +795,455 @@ describe('gateway: provider channels', () => {
         code: 'invalid_argument',
         error: { message: 'Request contains an invalid argument.' },
       });
+    });
+  });
+
+  describe("Anthropic's API in front (/v1/messages)", () => {
+    let anthropic: Anthropic;
+    let gptModel: string;
+    let gptAccount: string;
+    let claudeModel: string;
+    let claudeAccount: string;
+    let claudeChannelId: number;
+
+    /** Four characters a token, as the mock upstream counts. */
+    const tokens = (text: string): number => Math.ceil(text.length / 4);
+
+    const weatherTool: Anthropic.Tool = {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      input_schema: {
+        type: 'object',
+        properties: { city: { type: 'string' } },
+        required: ['city'],
+      },
+    };
+
+    beforeAll(async () => {
+      anthropic = new Anthropic({
+        apiKey: token.key,
+        baseURL: stack.edge.url,
+        maxRetries: 0,
+        timeout: 20_000,
+      });
+      gptModel = await pricedModel('front-gpt');
+      gptAccount = await freshAccount(stack);
+      await stack.createChannel({
+        models: [gptModel],
+        keys: [gptAccount],
+        modelMapping: { [gptModel]: 'gpt-4o-mini' },
+      });
+      claudeModel = await pricedModel('front-claude');
+      claudeAccount = await freshAccount(stack);
+      claudeChannelId = (
+        await stack.createChannel({
+          models: [claudeModel],
+          keys: [claudeAccount],
+          provider: 'anthropic',
+          modelMapping: { [claudeModel]: 'claude-sonnet-4-5-20250929' },
+        })
+      ).id;
+      await stack.routable(token.key, gptModel);
+      await stack.routable(token.key, claudeModel);
+    });
+
+    async function lastSent(
+      account: string,
+    ): Promise<{ path: string; headers: Record<string, string>; body: Record<string, unknown> }> {
+      return (await stack.mockRequests(account)).at(-1)!;
+    }
+
+    describe('on an openai channel (converted both ways)', () => {
+      it('answers with an Anthropic message from the chat completion, metered from its usage', async () => {
+        // This SDK's types no longer list the sampling settings; the API still takes them.
+        const sampling = { temperature: 0.3 };
+        const { data, response } = await anthropic.messages
+          .create({
+            model: gptModel,
+            max_tokens: 100,
+            system: 'Be brief.',
+            messages: [{ role: 'user', content: 'hello gpt' }],
+            stop_sequences: ['END'],
+            metadata: { user_id: 'user-7' },
+            ...sampling,
+          })
+          .withResponse();
+        const prompt = tokens('Be brief.\nhello gpt');
+        const output = tokens('Echo: hello gpt');
+        expect(data).toMatchObject({
+          type: 'message',
+          role: 'assistant',
+          model: 'gpt-4o-mini',
+          content: [{ type: 'text', text: 'Echo: hello gpt' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: prompt, output_tokens: output },
+        });
+        expect(data.id).toMatch(/^msg_/);
+        const sent = await lastSent(gptAccount);
+        // Logged under the channel's key; the client's gateway token goes no further.
+        expect(sent.path).toBe('/v1/chat/completions');
+        expect(sent.headers['x-api-key']).toBeUndefined();
+        expect(sent.body).toEqual({
+          model: 'gpt-4o-mini',
+          messages: [
+            { role: 'system', content: 'Be brief.' },
+            { role: 'user', content: 'hello gpt' },
+          ],
+          max_tokens: 100,
+          stop: ['END'],
+          temperature: 0.3,
+          user: 'user-7',
+        });
+        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+          promptTokens: prompt,
+          completionTokens: output,
+          status: 200,
+          stream: false,
+        });
+      });
+
+      it("streams Anthropic's event sequence, which the SDK's stream helper assembles, with the final usage", async () => {
+        const stream = anthropic.messages.stream({
+          model: gptModel,
+          max_tokens: 50,
+          messages: [{ role: 'user', content: 'stream me please' }],
+        });
+        const seen: string[] = [];
+        stream.on('streamEvent', (event) => seen.push(event.type));
+        const { response } = await stream.withResponse();
+        const final = await stream.finalMessage();
+        const output = tokens('Echo: stream me please');
+        expect(final).toMatchObject({
+          role: 'assistant',
+          content: [{ type: 'text', text: 'Echo: stream me please' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: tokens('stream me please'), output_tokens: output },
+        });
+        expect(seen[0]).toBe('message_start');
+        expect(seen[1]).toBe('content_block_start');
+        expect(seen.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
+        expect(seen.filter((type) => type === 'content_block_delta').length).toBeGreaterThan(1);
+        expect((await lastSent(gptAccount)).body).toMatchObject({
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+          promptTokens: tokens('stream me please'),
+          completionTokens: output,
+          stream: true,
+        });
+      });
+
+      it('round-trips a tool call: tool_use streamed out as argument deltas, tool_result back in', async () => {
+        const question: Anthropic.MessageParam = { role: 'user', content: 'weather in Paris?' };
+        const first = await anthropic.messages
+          .stream({
+            model: gptModel,
+            max_tokens: 100,
+            messages: [question],
+            tools: [weatherTool],
+            tool_choice: { type: 'any' },
+          })
+          .finalMessage();
+        expect(first.stop_reason).toBe('tool_use');
+        const call = first.content[0] as Anthropic.ToolUseBlock;
+        expect(call).toMatchObject({
+          type: 'tool_use',
+          name: 'get_weather',
+          input: { city: 'example city' },
+        });
+        expect((await lastSent(gptAccount)).body.tool_choice).toBe('required');
+
+        const second = await anthropic.messages.create({
+          model: gptModel,
+          max_tokens: 100,
+          tools: [weatherTool],
+          messages: [
+            question,
+            { role: 'assistant', content: first.content },
+            {
+              role: 'user',
+              content: [
+                { type: 'tool_result', tool_use_id: call.id, content: '18 degrees and sunny' },
+              ],
+            },
+          ],
+        });
+        expect(second).toMatchObject({
+          stop_reason: 'end_turn',
+          content: [{ type: 'text', text: 'The tool answered: 18 degrees and sunny' }],
+        });
+        expect(((await lastSent(gptAccount)).body.messages as unknown[]).slice(1)).toEqual([
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: call.id,
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"example city"}' },
+              },
+            ],
+          },
+          { role: 'tool', tool_call_id: call.id, content: '18 degrees and sunny' },
+        ]);
+      });
+
+      it('refuses what has no OpenAI equivalent with a 400 the SDK raises as BadRequestError', async () => {
+        const refused = anthropic.messages.create({
+          model: gptModel,
+          max_tokens: 10,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'document',
+                  source: { type: 'text', media_type: 'text/plain', data: 'a contract' },
+                },
+              ],
+            },
+          ],
+        });
+        await expect(refused).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+        await expect(refused).rejects.toMatchObject({
+          status: 400,
+          error: {
+            type: 'error',
+            error: {
+              type: 'invalid_request_error',
+              message: expect.stringContaining('`document`'),
+            },
+          },
+        });
+      });
+    });
+
+    describe('on an anthropic channel (passed through)', () => {
+      it('relays the body as sent (model renamed) and the answer as given, metered with its cache reads', async () => {
+        const request = {
+          model: claudeModel,
+          max_tokens: 64,
+          system: [{ type: 'text' as const, text: 'You are a careful mock.' }],
+          messages: [{ role: 'user' as const, content: 'hello claude' }],
+          top_k: 5,
+        };
+        const { data, response } = await anthropic.messages
+          .create(request, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })
+          .withResponse();
+        const cached = tokens('You are a careful mock.');
+        const input = tokens('hello claude');
+        const output = tokens('Echo: hello claude');
+        expect(data).toMatchObject({
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'text', text: 'Echo: hello claude' }],
+          stop_reason: 'end_turn',
+          usage: {
+            input_tokens: input,
+            output_tokens: output,
+            cache_read_input_tokens: cached,
+            cache_creation_input_tokens: 0,
+          },
+        });
+        expect(data.id).toMatch(/^msg_[0-9a-f]+$/);
+        const sent = await lastSent(claudeAccount);
+        expect(sent.path).toBe('/v1/messages');
+        expect(sent.headers['anthropic-version']).toBe('2023-06-01');
+        expect(sent.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
+        expect(sent.headers.authorization).toBeUndefined();
+        expect(sent.body).toEqual({ ...request, model: 'claude-sonnet-4-5-20250929' });
+        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+          promptTokens: input + cached,
+          completionTokens: output,
+          cachedTokens: cached,
+          status: 200,
+          stream: false,
+          channelId: claudeChannelId,
+        });
+      });
+
+      it('relays the stream as the provider sent it, metered from its events', async () => {
+        const stream = anthropic.messages.stream({
+          model: claudeModel,
+          max_tokens: 64,
+          system: 'Stream, mock.',
+          messages: [{ role: 'user', content: 'stream claude' }],
+        });
+        const seen: string[] = [];
+        stream.on('streamEvent', (event) => seen.push(event.type));
+        const { response } = await stream.withResponse();
+        const final = await stream.finalMessage();
+        expect(final.content).toEqual([{ type: 'text', text: 'Echo: stream claude' }]);
+        expect(seen.slice(-2)).toEqual(['message_delta', 'message_stop']);
+        // Nothing rewritten: the provider's own ping events come through too.
+        const raw = await fetch(`${stack.edge.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': token.key, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model: claudeModel,
+            max_tokens: 64,
+            stream: true,
+            messages: [{ role: 'user', content: 'ping me' }],
+          }),
+        });
+        expect(raw.headers.get('content-type')).toContain('text/event-stream');
+        expect(await raw.text()).toContain('event: ping\ndata: {"type":"ping"}\n\n');
+        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+          promptTokens: tokens('stream claude') + tokens('Stream, mock.'),
+          completionTokens: tokens('Echo: stream claude'),
+          cachedTokens: tokens('Stream, mock.'),
+          stream: true,
+        });
+      });
+
+      it('round-trips a tool call, and relays the upstream 400 as the BadRequestError it is', async () => {
+        const question: Anthropic.MessageParam = { role: 'user', content: 'weather?' };
+        const first = await anthropic.messages.create({
+          model: claudeModel,
+          max_tokens: 64,
+          messages: [question],
+          tools: [weatherTool],
+        });
+        const call = first.content[0] as Anthropic.ToolUseBlock;
+        expect(first.stop_reason).toBe('tool_use');
+        expect(call.input).toEqual({ city: 'example city' });
+        const second = await anthropic.messages.create({
+          model: claudeModel,
+          max_tokens: 64,
+          tools: [weatherTool],
+          messages: [
+            question,
+            { role: 'assistant', content: first.content },
+            {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: call.id, content: 'sunny' }],
+            },
+          ],
+        });
+        expect(second.content).toEqual([{ type: 'text', text: 'Echo: sunny' }]);
+
+        const orphan = anthropic.messages.create({
+          model: claudeModel,
+          max_tokens: 64,
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: 'toolu_unknown', content: 'x' }],
+            },
+          ],
+        });
+        await expect(orphan).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+        await expect(orphan).rejects.toMatchObject({
+          error: { error: { message: expect.stringContaining('without a preceding tool_use') } },
+        });
+      });
+    });
+
+    it('fails over from an overloaded (529) anthropic channel to an openai channel converting the stream', async () => {
+      const shared = uniqueName('front-shared');
+      const anthropicKey = await freshAccount(stack);
+      const openaiKey = await freshAccount(stack);
+      await stack.createChannel({
+        models: [shared],
+        keys: [anthropicKey],
+        provider: 'anthropic',
+        priority: 10,
+      });
+      const fallback = await stack.createChannel({ models: [shared], keys: [openaiKey] });
+      await stack.routable(token.key, shared);
+      await stack.mockFault({ key: anthropicKey, status: 529, times: 1 });
+      const stream = anthropic.messages.stream({
+        model: shared,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'anyone there?' }],
+      });
+      const { response } = await stream.withResponse();
+      expect((await stream.finalMessage()).content).toEqual([
+        { type: 'text', text: 'Echo: anyone there?' },
+      ]);
+      expect((await stack.mockStats(anthropicKey)).failed).toBe(1);
+      expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+    });
+
+    it("ends a converted stream cut by the upstream with Anthropic's error event, which the SDK raises", async () => {
+      const cutKey = await freshAccount(stack);
+      const cutModel = uniqueName('front-cut');
+      await stack.createChannel({ models: [cutModel], keys: [cutKey] });
+      await stack.routable(token.key, cutModel);
+      await stack.mockFault({ key: cutKey, disconnectAfterChunks: 2, times: 1 });
+      const stream = anthropic.messages.stream({
+        model: cutModel,
+        max_tokens: 20,
+        messages: [{ role: 'user', content: 'a long answer, cut short' }],
+      });
+      const failed = stream.finalMessage();
+      await expect(failed).rejects.toBeInstanceOf(Anthropic.APIError);
+      await expect(failed).rejects.toThrow(/The upstream stream was interrupted/);
+    });
+
+    it("takes the token as x-api-key or Bearer, and gives Anthropic's errors the SDK raises by class", async () => {
+      const bearer = new Anthropic({
+        apiKey: null,
+        authToken: token.key,
+        baseURL: stack.edge.url,
+        maxRetries: 0,
+      });
+      const answered = await bearer.messages.create({
+        model: gptModel,
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'by bearer' }],
+      });
+      expect(answered.content).toEqual([{ type: 'text', text: 'Echo: by bearer' }]);
+
+      const stranger = new Anthropic({
+        apiKey: 'sk-not-ours',
+        baseURL: stack.edge.url,
+        maxRetries: 0,
+      });
+      const unauthenticated = stranger.messages.create({
+        model: gptModel,
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+      });
+      await expect(unauthenticated).rejects.toBeInstanceOf(Anthropic.AuthenticationError);
+      await expect(unauthenticated).rejects.toMatchObject({
+        status: 401,
+        error: { type: 'error', error: { type: 'authentication_error' } },
+      });
+
+      const invalid = anthropic.messages.create({
+        model: gptModel,
+        messages: [{ role: 'user', content: 'x' }],
+      } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+      await expect(invalid).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+      await expect(invalid).rejects.toMatchObject({
+        status: 400,
+        error: {
+          error: {
+            type: 'invalid_request_error',
+            message: "'max_tokens' is required and must be a positive integer.",
+          },
+        },
+      });
+
+      const malformed = await fetch(`${stack.edge.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': token.key, 'content-type': 'application/json' },
+        body: '{"model":',
+      });
+      expect(malformed.status).toBe(400);
+      expect(await malformed.json()).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error' },
+      });
+
+      await expect(
+        anthropic.messages.create({
+          model: 'no-such-model',
+          max_tokens: 10,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
+      ).rejects.toBeInstanceOf(Anthropic.NotFoundError);
     });
   });
 });

@@ -45,7 +45,13 @@ export const USAGE_JOB_OPTIONS: Readonly<QueueJobOptions> = {
   removeOnFail: false,
 };
 
-export const GATEWAY_ENDPOINTS = ['chat.completions', 'embeddings', 'images.generations'] as const;
+/** `messages` is Anthropic's Messages API in front of the gateway (docs/providers.md). */
+export const GATEWAY_ENDPOINTS = [
+  'chat.completions',
+  'embeddings',
+  'images.generations',
+  'messages',
+] as const;
 export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
 
 export class ReportedUsage {

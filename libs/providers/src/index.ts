@@ -14,9 +14,19 @@ export type {
   TranslatedAnswer,
   TranslatedError,
 } from './adapter.js';
-export { DEFAULT_ANTHROPIC_VERSION } from './anthropic/anthropic.adapter.js';
+export { DEFAULT_ANTHROPIC_VERSION, anthropicHeaders } from './anthropic/anthropic.adapter.js';
 export { DEFAULT_AZURE_API_VERSION } from './azure/azure.adapter.js';
 export { defaultMaxTokens } from './anthropic/anthropic-request.js';
+export {
+  AnthropicStreamReader,
+  ChatToMessagesStream,
+  chatAnswerToMessage,
+  chatErrorToMessagesError,
+  messagesErrorBody,
+  messagesErrorEvent,
+  messagesPassthroughUsage,
+} from './messages/messages-answer.js';
+export { messagesToChatRequest } from './messages/messages-request.js';
 
 const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
   anthropic: anthropicAdapter,

@@ -1,10 +1,11 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
+import { messagesErrorBody } from '@switchyard/providers';
 import { refusedRequest, toApiError } from '@switchyard/service';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isAdminApi } from '../admin-proxy/admin-proxy.module.js';
 
-/** Every failure on the edge, in OpenAI's error shape with a stable code. */
+/** Every failure on the edge, with a stable code (rendered in OpenAI's shape, or Anthropic's). */
 export function toGatewayError(exception: unknown, request?: FastifyRequest): GatewayError {
   if (exception instanceof GatewayError) return exception;
   const refused = refusedRequest(exception);
@@ -33,7 +34,8 @@ const logger = new Logger('Edge');
 
 /**
  * Answers a failed request, from Nest's filter or from Fastify's error handler alike: in
- * OpenAI's shape on `/v1`, in the admin API's own shape on the `/api` it passes through.
+ * OpenAI's shape on `/v1` (Anthropic's on `/v1/messages`), in the admin API's own shape on
+ * the `/api` it passes through.
  */
 export function replyWithError(
   exception: unknown,
@@ -52,6 +54,14 @@ export function replyWithError(
     logger.error(exception instanceof Error ? exception : String(exception));
   if (reply.sent || reply.raw.headersSent) {
     reply.raw.destroy();
+    return;
+  }
+  if (request.url.startsWith('/v1/messages')) {
+    // Anthropic's API in front (docs/providers.md): its SDKs read errors in its own shape.
+    void reply
+      .status(error.status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(messagesErrorBody(error.status, error.message));
     return;
   }
   void reply.status(error.status).send(error.toBody());

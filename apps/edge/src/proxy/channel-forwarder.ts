@@ -1,9 +1,10 @@
+import { type IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { adapterFor, convertRequest } from './provider-conversion.js';
+import { adapterFor, convertRequest, messagesRequest } from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
@@ -15,12 +16,16 @@ const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
   'chat.completions': '/chat/completions',
   embeddings: '/embeddings',
   'images.generations': '/images/generations',
+  // An openai channel gets a /v1/messages request as a chat completion.
+  messages: '/chat/completions',
 };
 
 export interface ForwardRequest {
   endpoint: GatewayEndpoint;
   body: ParsedBody;
   requestId: string;
+  /** The client's headers: /v1/messages passes `anthropic-beta` on to anthropic channels. */
+  clientHeaders: IncomingHttpHeaders;
   /** Aborts the upstream call (the client left). */
   signal: AbortSignal;
   /** How long to wait for the response headers. */
@@ -41,23 +46,33 @@ export class ChannelForwarder {
   forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
     const secret = this.vault.secretOf(candidate.key);
     const adapter = adapterFor(request.endpoint, candidate.channel);
-    const converted = adapter
-      ? convertRequest(
-          adapter,
-          request.endpoint,
-          {
-            body: request.body.json,
+    const settings = candidate.channel.settings ?? {};
+    const converted =
+      request.endpoint === 'messages'
+        ? messagesRequest(adapter, candidate.channel, {
+            body: request.body,
             upstreamModel: candidate.upstreamModel,
             secret,
-            settings: candidate.channel.settings ?? {},
-          },
-          request.body.stream,
-        )
-      : undefined;
+            settings,
+            beta: request.clientHeaders['anthropic-beta'],
+          })
+        : adapter
+          ? convertRequest(
+              adapter,
+              request.endpoint,
+              {
+                body: request.body.json,
+                upstreamModel: candidate.upstreamModel,
+                secret,
+                settings,
+              },
+              request.body.stream,
+            )
+          : undefined;
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],
-      providerPath: converted !== undefined,
+      providerPath: adapter !== null,
       secret,
       headers: converted?.headers,
       body: converted?.body ?? bodyFor(request.body, candidate.upstreamModel),

@@ -8,7 +8,7 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
-import { adapterFor, answerContext, convertAnswer } from './provider-conversion.js';
+import { adapterFor, answerContext, convertAnswer, messagesAnswer } from './provider-conversion.js';
 import { summarizeJson } from './stream-observer.js';
 import {
   channelOutcome,
@@ -115,6 +115,7 @@ export class Failover {
         endpoint: exchange.endpoint,
         body: exchange.body,
         requestId: exchange.request.id,
+        clientHeaders: exchange.request.headers,
         signal: exchange.abort.signal,
         firstByteMs,
       });
@@ -159,7 +160,10 @@ export class Failover {
       answer = errorBody
         ? { kind: 'whole', body: errorBody }
         : await receive(response, firstChunkMs());
-      if (adapter) {
+      if (exchange.endpoint === 'messages') {
+        const context = answerContext(exchange.body, candidate.upstreamModel);
+        answer = messagesAnswer(adapter, candidate.channel, response.statusCode, answer, context);
+      } else if (adapter) {
         const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
       }
@@ -181,8 +185,9 @@ export class Failover {
     }
     if (answer.kind === 'whole' && response.statusCode < 400) {
       // A success that is not JSON (a proxy's HTML page, a body cut short) is a broken
-      // upstream, not an answer: nothing reached the client yet, so fail over.
-      const summary = summarizeJson(answer.body);
+      // upstream, not an answer: nothing reached the client yet, so fail over. A /v1/messages
+      // answer was read by its conversion already (its usage is the one before conversion).
+      const summary = answer.summary ?? summarizeJson(answer.body);
       if (!summary) {
         attempt.lease.release(0);
         const type = String(response.headers['content-type'] ?? 'no content type');

@@ -1,18 +1,29 @@
 import { GatewayError, type GatewayEndpoint, type RoutedChannel } from '@switchyard/contracts';
 import {
+  AnthropicStreamReader,
+  ChatToMessagesStream,
+  anthropicHeaders,
   chatAdapterFor,
+  chatAnswerToMessage,
+  chatErrorToMessagesError,
+  messagesPassthroughUsage,
+  messagesToChatRequest,
   type AnswerContext,
   type ChatAdapter,
   type ChatRequestInput,
   type OutboundRequest,
   type StreamTranslator,
+  type TranslatedAnswer,
 } from '@switchyard/providers';
-import type { ParsedBody } from './request-body.js';
+import { bodyFor, type ParsedBody } from './request-body.js';
+import type { JsonSummary } from './stream-observer.js';
 import type { Answer } from './upstream-answer.js';
 
 // The seam between the forward step and libs/providers: channels of the `openai` provider
 // get the client's bytes as sent; every other provider gets a converted request, and its
-// answer is converted back before the relay sees it (docs/providers.md).
+// answer is converted back before the relay sees it (docs/providers.md). On /v1/messages
+// (Anthropic's API in front) it is the other way round: `anthropic` channels get the bytes
+// as sent, every other channel an OpenAI chat completion, converted again by its adapter.
 
 /** The adapter for a channel, or null when the request goes through untouched. */
 export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): ChatAdapter | null {
@@ -20,7 +31,9 @@ export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): C
   if (provider === 'openai') return null;
   const adapter = chatAdapterFor(provider);
   const offered =
-    endpoint === 'chat.completions' || (endpoint === 'embeddings' && adapter?.embeddings);
+    endpoint === 'chat.completions' ||
+    endpoint === 'messages' ||
+    (endpoint === 'embeddings' && adapter?.embeddings);
   if (!offered) {
     throw new GatewayError(
       'invalid_request',
@@ -41,6 +54,37 @@ export function convertRequest(
   return endpoint === 'embeddings'
     ? adapter.embeddings!.request(input)
     : adapter.chatRequest(input, stream);
+}
+
+export interface MessagesRequestInput extends Omit<ChatRequestInput, 'body'> {
+  body: ParsedBody;
+  /** The client's `anthropic-beta` header: the features it opted into, for anthropic channels. */
+  beta?: string | string[];
+}
+
+/**
+ * A /v1/messages request for one channel: an anthropic channel gets the client's body (its
+ * model renamed); any other gets it as an OpenAI chat completion (a 400 for what has none),
+ * in the provider's format when the channel has an adapter.
+ */
+export function messagesRequest(
+  adapter: ChatAdapter | null,
+  channel: RoutedChannel,
+  { body, upstreamModel, secret, settings, beta }: MessagesRequestInput,
+): OutboundRequest {
+  if (channel.provider === 'anthropic') {
+    const headers = anthropicHeaders(secret, settings);
+    if (beta !== undefined) headers['anthropic-beta'] = [beta].flat().join(',');
+    return { path: '/v1/messages', headers, body: bodyFor(body, upstreamModel) };
+  }
+  const chat = messagesToChatRequest(body.json);
+  if (adapter)
+    return adapter.chatRequest({ body: chat, upstreamModel, secret, settings }, body.stream);
+  return {
+    path: '/chat/completions',
+    headers: { authorization: `Bearer ${secret}` },
+    body: Buffer.from(JSON.stringify({ ...chat, model: upstreamModel })),
+  };
 }
 
 export function answerContext(body: ParsedBody, upstreamModel: string): AnswerContext {
@@ -78,6 +122,62 @@ export function convertAnswer(
   const translator = adapter.chatStream(context);
   const first = answer.first ? Buffer.from(translator.push(answer.first)) : null;
   return { kind: 'stream', first, rest: translated(answer.rest, translator), translator };
+}
+
+/**
+ * A /v1/messages answer as Anthropic's: an anthropic channel's as it came (its usage read),
+ * any other's converted from OpenAI's (after its adapter's own conversion, if any).
+ */
+export function messagesAnswer(
+  adapter: ChatAdapter | null,
+  channel: RoutedChannel,
+  status: number,
+  answer: Answer,
+  context: AnswerContext,
+): Answer {
+  if (channel.provider === 'anthropic') {
+    if (answer.kind === 'whole')
+      return status >= 400
+        ? answer
+        : { ...answer, summary: summaryOf(messagesPassthroughUsage(answer.body, context)) };
+    const reader = new AnthropicStreamReader(context);
+    if (answer.first) reader.push(answer.first);
+    return { ...answer, rest: relayedAsIs(answer.rest, reader), translator: reader };
+  }
+  // The converted request asked for the stream's usage chunk: the adapter must give it.
+  const chat = adapter
+    ? convertAnswer(adapter, 'chat.completions', status, answer, { ...context, includeUsage: true })
+    : answer;
+  if (chat.kind === 'whole') {
+    if (status >= 400) return { kind: 'whole', body: chatErrorToMessagesError(status, chat.body) };
+    const message = chatAnswerToMessage(chat.body, context);
+    return { kind: 'whole', body: message.body, summary: summaryOf(message) };
+  }
+  const translator = new ChatToMessagesStream(context);
+  const first = chat.first ? Buffer.from(translator.push(chat.first)) : null;
+  return { kind: 'stream', first, rest: translated(chat.rest, translator), translator };
+}
+
+function summaryOf({ usage, model, completionText }: TranslatedAnswer): JsonSummary {
+  return { usage, model, completionText, items: 0 };
+}
+
+/** An anthropic channel's stream, byte for byte, read for its usage as it passes. */
+async function* relayedAsIs(
+  rest: AsyncIterator<Buffer>,
+  reader: AnthropicStreamReader,
+): AsyncGenerator<Buffer> {
+  try {
+    for (let next = await rest.next(); !next.done; next = await rest.next()) {
+      reader.push(next.value);
+      yield next.value;
+      if (reader.failure) return;
+    }
+    const ending = reader.end();
+    if (ending !== '') yield Buffer.from(ending);
+  } finally {
+    await rest.return?.();
+  }
 }
 
 async function* translated(

@@ -8,13 +8,15 @@ import { ProxyService } from './proxy.service.js';
 // are Fastify routes of their own rather than Nest controller methods: they use no guard,
 // pipe or interceptor, and Nest's router-execution context costs about 30 µs of CPU a
 // request on these machines, an eighth of the edge's budget (docs/performance.md). Their
-// failures are rendered by the same OpenAI-shaped error handler
-// (errors/openai-exception.filter.ts).
+// failures are rendered by the same error handler (errors/openai-exception.filter.ts), in
+// OpenAI's shape, or Anthropic's on /v1/messages.
 
 const FORWARDED: Record<string, GatewayEndpoint> = {
   '/v1/chat/completions': 'chat.completions',
   '/v1/embeddings': 'embeddings',
   '/v1/images/generations': 'images.generations',
+  // Anthropic's Messages API, for Anthropic's SDKs and agents (docs/providers.md).
+  '/v1/messages': 'messages',
 };
 
 @Injectable()

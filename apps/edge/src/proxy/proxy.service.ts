@@ -58,7 +58,7 @@ export class ProxyService implements OnApplicationShutdown {
     const requestedAt = Date.now();
     const startedAt = performance.now();
     const token = await this.authenticator.authenticate(
-      request.headers.authorization,
+      endpoint === 'messages' ? anthropicCredential(request) : request.headers.authorization,
       request.ip,
       requestedAt,
     );
@@ -99,4 +99,10 @@ export class ProxyService implements OnApplicationShutdown {
       throw error;
     }
   }
+}
+
+/** Anthropic's SDKs send the key as `x-api-key`; `Authorization: Bearer` works as well. */
+function anthropicCredential(request: FastifyRequest): string | undefined {
+  const key = request.headers['x-api-key'];
+  return typeof key === 'string' && key !== '' ? `Bearer ${key}` : request.headers.authorization;
 }

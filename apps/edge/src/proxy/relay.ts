@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
+import { messagesErrorEvent } from '@switchyard/providers';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
 import { type Delivery, type RoutedExchange } from './exchange.js';
 import { type Answered } from './failover.js';
@@ -72,7 +73,11 @@ export class Relay {
         } catch (error) {
           if (exchange.abort.signal.aborted) return;
           interrupted = (error as Error).message;
-          yield Buffer.from(interruptionEvent(interrupted));
+          yield Buffer.from(
+            exchange.endpoint === 'messages'
+              ? messagesErrorEvent(`The upstream stream was interrupted: ${interrupted}`)
+              : interruptionEvent(interrupted),
+          );
         } finally {
           // The client left early: stop reading (and paying for) the upstream's answer.
           await answer.rest.return?.();

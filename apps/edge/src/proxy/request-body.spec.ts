@@ -83,6 +83,58 @@ describe('parseRequestBody', () => {
       refusal(() => parseRequestBody('images.generations', raw({ model: 'dall-e-3' }))).param,
     ).toBe('prompt');
   });
+
+  it('reads an Anthropic Messages request (/v1/messages): its budget, stream and prompt text', () => {
+    const body = raw({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 200,
+      stream: true,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't', content: 'ok' },
+            { type: 'text', text: 'thanks' },
+          ],
+        },
+      ],
+    });
+    const parsed = parseRequestBody('messages', body);
+    expect(parsed).toMatchObject({ model: 'claude-sonnet-4-5', stream: true });
+    expect(parsed.raw).toBe(body);
+    expect(parsed.estimatedTokens).toBe(Math.ceil(body.length / 4) + 200);
+    expect(parsed.promptText()).toBe('Be brief.\nhello\nthanks');
+  });
+
+  it.each([
+    [{ max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }, 'model'],
+    [{ model: 'm', messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
+    [{ model: 'm', max_tokens: 1.5, messages: [{ role: 'user', content: 'x' }] }, 'max_tokens'],
+    [{ model: 'm', max_tokens: 1, messages: [] }, 'messages'],
+    [
+      { model: 'm', max_tokens: 1, messages: [{ role: 'system', content: 'x' }] },
+      'messages[0].role',
+    ],
+    [
+      { model: 'm', max_tokens: 1, messages: [{ role: 'user', content: [1] }] },
+      'messages[0].content',
+    ],
+    [
+      { model: 'm', max_tokens: 1, system: 5, messages: [{ role: 'user', content: 'x' }] },
+      'system',
+    ],
+    [{ model: 'm', max_tokens: 1, tools: {}, messages: [{ role: 'user', content: 'x' }] }, 'tools'],
+    [
+      { model: 'm', max_tokens: 1, stream: 'yes', messages: [{ role: 'user', content: 'x' }] },
+      'stream',
+    ],
+  ])('refuses the Anthropic request %j with a 400 naming %s', (body, param) => {
+    const error = refusal(() => parseRequestBody('messages', raw(body)));
+    expect(error).toMatchObject({ code: 'invalid_request', param });
+  });
 });
 
 describe('bodyFor', () => {

@@ -75,6 +75,55 @@ function checkMessages(messages: unknown): ChatMessage[] {
   return messages as ChatMessage[];
 }
 
+/**
+ * Anthropic's Messages request (docs/providers.md, "Anthropic's API in front"): what every
+ * channel needs, as Anthropic's API checks it. Its blocks are the converting channel's to
+ * judge (libs/providers).
+ */
+function checkAnthropicMessages(json: Record<string, unknown>): string[] {
+  if (
+    typeof json.max_tokens !== 'number' ||
+    !Number.isInteger(json.max_tokens) ||
+    json.max_tokens < 1
+  )
+    throw invalid("'max_tokens' is required and must be a positive integer.", 'max_tokens');
+  const texts: string[] = [];
+  const read = (content: unknown, param: string): void => {
+    if (typeof content === 'string') {
+      texts.push(content);
+      return;
+    }
+    const blocks = Array.isArray(content) ? (content as unknown[]) : null;
+    const typed = blocks?.every(
+      (b) =>
+        typeof b === 'object' && b !== null && typeof (b as { type?: unknown }).type === 'string',
+    );
+    if (!typed)
+      throw invalid(
+        `'${param}' must be a string or an array of content blocks with a 'type'.`,
+        param,
+      );
+    for (const block of blocks as { type: string; text?: unknown }[])
+      if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+  };
+  if (json.system !== undefined && json.system !== null) read(json.system, 'system');
+  const messages = json.messages;
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw invalid("'messages' must be a non-empty array.", 'messages');
+  messages.forEach((message: unknown, index) => {
+    const m = message as { role?: unknown; content?: unknown } | null;
+    if (m?.role !== 'user' && m?.role !== 'assistant')
+      throw invalid(
+        `'messages[${index}].role' must be 'user' or 'assistant'.`,
+        `messages[${index}].role`,
+      );
+    read(m.content, `messages[${index}].content`);
+  });
+  if (json.tools !== undefined && json.tools !== null && !Array.isArray(json.tools))
+    throw invalid("'tools' must be an array.", 'tools');
+  return texts;
+}
+
 function completionBudget(json: Record<string, unknown>): number {
   const budget = json.max_completion_tokens ?? json.max_tokens;
   return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
@@ -108,6 +157,22 @@ export function parseRequestBody(endpoint: GatewayEndpoint, raw: unknown): Parse
       stream: json.stream === true,
       estimatedTokens: promptEstimate + completionBudget(json),
       promptText: () => messages.map((m) => textOfContent(m.content)).join('\n'),
+    };
+  }
+
+  if (endpoint === 'messages') {
+    if (typeof json.model !== 'string' || json.model === '')
+      throw invalid("'model' is required and must be a string.", 'model');
+    const texts = checkAnthropicMessages(json);
+    if (json.stream !== undefined && json.stream !== null && typeof json.stream !== 'boolean')
+      throw invalid("'stream' must be a boolean.", 'stream');
+    return {
+      json,
+      raw: bytes,
+      model: json.model,
+      stream: json.stream === true,
+      estimatedTokens: promptEstimate + completionBudget(json),
+      promptText: () => texts.join('\n'),
     };
   }
 

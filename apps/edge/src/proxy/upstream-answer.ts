@@ -15,7 +15,10 @@ export type Answer =
   | {
       kind: 'whole';
       body: Buffer;
-      /** A successful answer as read by the failover step (one that is no JSON fails over). */
+      /**
+       * A successful answer as read by the failover step (one that is no JSON fails over), or
+       * as its conversion read it (/v1/messages: the usage of the answer before conversion).
+       */
       summary?: JsonSummary;
     }
   | {

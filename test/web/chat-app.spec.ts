@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
+import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
 import { overflowingElements } from '../support/layout.js';
 
@@ -59,6 +60,7 @@ describe('chat web app in a browser', () => {
   let mock: AppProcess;
   let chat: AppProcess;
   let web: AppProcess;
+  let mcp: TestMcpServer;
   let browser: Browser;
   let page: Page;
   const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
@@ -125,6 +127,15 @@ describe('chat web app in a browser', () => {
       purpose: 'chat',
       open: false,
     });
+    mcp = await startTestMcpServer();
+    await asAdmin('POST', '/api/admin/mcp-servers', { name: 'weather', url: mcp.url });
+    await asAdmin('POST', '/api/admin/models', {
+      platform: 'openai',
+      name: 'tools-model',
+      purpose: 'chat',
+      toolMode: 'native',
+      open: true,
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -142,6 +153,7 @@ describe('chat web app in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
+    await mcp?.close();
   });
 
   it('registers, sees only the models open to it, and gets a streamed reply that is kept', async () => {
@@ -466,6 +478,38 @@ describe('chat web app in a browser', () => {
     } finally {
       await context.close();
     }
+  });
+
+  it('shows the tool calls behind a reply as collapsible steps, kept with the conversation', async () => {
+    const address = '10 Downing Street, London';
+    await page.getByLabel('Model').selectOption('tools-model');
+    await page.getByRole('group', { name: 'Tools' }).getByLabel('weather').check();
+    // The mock model calls the tool the message names, with the arguments it gives.
+    await page
+      .getByRole('textbox', { name: 'Message' })
+      .fill(`Weather at home? get_forecast {"address": "${address}"}`);
+    await page.getByRole('button', { name: 'Send' }).click();
+    const steps = page.getByRole('list', { name: 'Tool steps' }).last();
+    const step = steps.getByRole('listitem').first();
+    await step.getByText('weather: get_forecast — done').waitFor();
+    await step.getByText('weather: get_forecast — done').click();
+    await step.getByText(forecastFor(address)).waitFor();
+    expect(await step.innerText()).toContain(address);
+    expect(mcp.calls.map((c) => [c.name, c.arguments])).toEqual([['get_forecast', { address }]]);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await screenshot(page, 'tool-steps');
+
+    // Saved with the conversation: the step is there after a reload, still collapsed.
+    await page
+      .locator('.message-actions-user')
+      .last()
+      .getByRole('button', { name: 'Edit' })
+      .waitFor();
+    await page.reload();
+    const saved = page.getByRole('list', { name: 'Tool steps' }).last();
+    await saved.getByText('weather: get_forecast — done').waitFor();
+    expect(await saved.getByText(forecastFor(address)).isVisible()).toBe(false);
+    await page.getByLabel('Model').selectOption('gpt-4o-mini');
   });
 
   it("shows the upstream's failure with the provider's address, so the user can report it", async () => {

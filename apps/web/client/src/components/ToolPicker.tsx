@@ -13,7 +13,7 @@ export function ToolPicker(props: {
     <fieldset class="tool-picker" disabled={props.disabled}>
       <legend>Tools</legend>
       {props.servers.map((server) => (
-        <label key={String(server.id)}>
+        <label key={String(server.id)} class="check">
           <input
             type="checkbox"
             checked={chosen.has(String(server.id))}
@@ -24,7 +24,7 @@ export function ToolPicker(props: {
                   : props.value.filter((id) => String(id) !== String(server.id)),
               )
             }
-          />{' '}
+          />
           {server.name}
         </label>
       ))}

@@ -1,5 +1,5 @@
 import { SecretCipher, sha256Hex } from '@switchyard/security';
-import { query } from '@switchyard/testing';
+import { eventually, query } from '@switchyard/testing';
 import {
   AdminHarness,
   channelBody,
@@ -355,7 +355,16 @@ describe('channels', () => {
     expect(disabled.body.statusChangedAt).toEqual(expect.any(String));
     const enabled = await api.post(`/api/channels/${channel.id}/enable`).expect(200);
     expect(enabled.body).toMatchObject({ status: 'enabled', statusReason: null });
-    expect(h.eventsNamed('channel.changed').filter((e) => e.channelId === channel.id)).toEqual([
+    // Events arrive over Redis a moment after the answer: wait for the third.
+    const changes = await eventually(
+      () => {
+        const seen = h.eventsNamed('channel.changed').filter((e) => e.channelId === channel.id);
+        return seen.length >= 3 ? seen : undefined;
+      },
+      2_000,
+      'three channel.changed events',
+    );
+    expect(changes).toEqual([
       { channelId: channel.id, action: 'created' },
       { channelId: channel.id, action: 'updated' },
       { channelId: channel.id, action: 'updated' },

@@ -213,6 +213,17 @@ describe('gateway dashboard in a browser', () => {
       const models = dialog.getByLabel(/^Models/);
       expect(await models.inputValue()).toContain('gpt-4o-mini');
       await models.fill(`${await models.inputValue()}\n${unpricedModel}`);
+      // The provider decides which setting the form asks for, and the API checks it.
+      const provider = dialog.getByLabel('Provider');
+      await provider.selectOption('azure');
+      await dialog.getByLabel('Azure API version').fill('last week');
+      await dialog.getByRole('button', { name: 'Create channel' }).click();
+      await dialog
+        .getByText(/apiVersion must be a date like 2024-10-21/)
+        .first()
+        .waitFor();
+      await provider.selectOption('openai');
+      expect(await dialog.getByLabel('Azure API version').count()).toBe(0);
       await checkPage(page, '03-channel-form');
       await dialog.getByRole('button', { name: 'Create channel' }).click();
       const row = page.getByRole('row', { name: new RegExp(channelName) });

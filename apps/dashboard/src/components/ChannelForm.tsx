@@ -21,6 +21,26 @@ function mappingText(mapping: Record<string, string>): string {
     .join('\n');
 }
 
+type Provider = Schemas['ChannelProvider'];
+type ProviderSettings = Schemas['ProviderSettingsDto'];
+
+const PROVIDERS: { value: Provider; label: string }[] = [
+  { value: 'openai', label: 'OpenAI-compatible (OpenAI, DeepSeek, OpenRouter, vLLM, relays…)' },
+  { value: 'anthropic', label: 'Anthropic' },
+  { value: 'azure', label: 'Azure OpenAI' },
+  { value: 'gemini', label: 'Google Gemini' },
+  { value: 'bedrock', label: 'AWS Bedrock' },
+];
+
+/** The one setting a provider needs besides its base URL and keys (docs/providers.md). */
+const PROVIDER_SETTING: Partial<
+  Record<Provider, { name: keyof ProviderSettings; label: string; placeholder: string }>
+> = {
+  anthropic: { name: 'anthropicVersion', label: 'Anthropic version', placeholder: '2023-06-01' },
+  azure: { name: 'apiVersion', label: 'Azure API version', placeholder: '2024-10-21' },
+  bedrock: { name: 'region', label: 'AWS region', placeholder: 'us-east-1' },
+};
+
 function limitText(value: number | null | undefined): string {
   return value === null || value === undefined ? '' : String(value);
 }
@@ -34,6 +54,11 @@ export function ChannelForm(props: {
   const existing = props.channel;
   const [name, setName] = useState(existing?.name ?? '');
   const [kind, setKind] = useState<Schemas['ChannelKind']>(existing?.kind ?? 'single');
+  const [provider, setProvider] = useState<Provider>(existing?.provider ?? 'openai');
+  const [setting, setSetting] = useState(() => {
+    const own = PROVIDER_SETTING[existing?.provider ?? 'openai'];
+    return own ? (existing?.providerSettings[own.name] ?? '') : '';
+  });
   const [baseUrl, setBaseUrl] = useState(existing?.baseUrl ?? '');
   const [keys, setKeys] = useState('');
   const [models, setModels] = useState(existing?.models.join('\n') ?? '');
@@ -86,9 +111,12 @@ export function ChannelForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
+    const own = PROVIDER_SETTING[provider];
     const body = {
       name: name.trim(),
       kind,
+      provider,
+      providerSettings: own && setting.trim() !== '' ? { [own.name]: setting.trim() } : {},
       baseUrl: baseUrl.trim(),
       models: listOf(models),
       modelMapping: parseMapping(mapping),
@@ -142,6 +170,26 @@ export function ChannelForm(props: {
             ]}
             error={fields.kind}
           />
+          <SelectField
+            label="Provider"
+            value={provider}
+            onChange={(value) => {
+              setProvider(value as Provider);
+              setSetting('');
+            }}
+            options={PROVIDERS}
+            error={fields.provider}
+          />
+          {PROVIDER_SETTING[provider] && (
+            <TextField
+              label={PROVIDER_SETTING[provider].label}
+              value={setting}
+              onInput={setSetting}
+              placeholder={PROVIDER_SETTING[provider].placeholder}
+              hint="Empty: the gateway's default."
+              error={fields[`providerSettings.${PROVIDER_SETTING[provider].name}`]}
+            />
+          )}
         </div>
         <TextField
           label="Base URL"

@@ -49,7 +49,8 @@ export const MessageView = memo(function MessageView(props: { message: ShownMess
       )}
       {message.error && <ErrorNotice error={message.error} />}
       {message.stopped && <p class="message-status">Stopped.</p>}
-      {message.usage && (
+      {/* A question costs nothing of its own: its tokens are counted in the reply's prompt. */}
+      {message.usage && message.role === 'assistant' && (
         <p class="message-usage">
           {message.usage.promptTokens} prompt + {message.usage.completionTokens} completion tokens
         </p>

@@ -134,6 +134,8 @@ describe('chat web app in a browser', () => {
       name: 'tools-model',
       purpose: 'chat',
       toolMode: 'native',
+      // Small on purpose: a question, a tool call and its answer near it.
+      contextTokens: 200,
       open: true,
     });
     browser = await chromium.launch({
@@ -496,6 +498,14 @@ describe('chat web app in a browser', () => {
     await step.getByText(forecastFor(address)).waitFor();
     expect(await step.innerText()).toContain(address);
     expect(mcp.calls.map((c) => [c.name, c.arguments])).toEqual([['get_forecast', { address }]]);
+    // What the definitions cost, and a warning as the conversation nears the window.
+    expect(await page.locator('.message-usage').last().innerText()).toMatch(
+      /tool definitions ≈\d+ prompt tokens a call/,
+    );
+    const warning = page.getByRole('status').filter({ hasText: 'nearing the model' });
+    await warning.waitFor();
+    expect(await warning.innerText()).toMatch(/of the 200 tokens tools-model can read/);
+    expect(await warning.innerText()).toContain('turn off the tools you do not need');
     expect(await accessibilityViolations(page)).toEqual([]);
     await screenshot(page, 'tool-steps');
 
@@ -577,6 +587,7 @@ describe('chat web app in a browser', () => {
     await adminPage.getByRole('heading', { name: 'Models' }).waitFor();
     await adminPage.getByRole('button', { name: 'Add model' }).click();
     await adminPage.getByLabel('Model name', { exact: true }).fill('gpt-4.1-browser');
+    await adminPage.getByLabel('Context window (tokens)').fill('1047576');
     await adminPage.getByRole('button', { name: 'Add', exact: true }).click();
     const model = adminPage.getByRole('row').filter({ hasText: 'gpt-4.1-browser' });
     await model.waitFor();
@@ -587,6 +598,10 @@ describe('chat web app in a browser', () => {
       5_000,
       'the model opened',
     );
+    const saved = (await asAdmin('GET', '/api/admin/models')) as {
+      items: { name: string; contextTokens: number | null }[];
+    };
+    expect(saved.items.find((m) => m.name === 'gpt-4.1-browser')?.contextTokens).toBe(1047576);
     problems.push(...(await accessibilityViolations(adminPage)));
     await screenshot(adminPage, 'admin-models');
 

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import {
   MODEL_NAME,
   PLATFORM_MESSAGE,
@@ -12,6 +22,10 @@ import { Optional, PageOf } from '@switchyard/service';
 
 export const TOOL_MODES = ['off', 'native', 'prompt'] as const;
 export type ToolModeName = (typeof TOOL_MODES)[number];
+/** Ten million: more than any model's context window, and within the column's type. */
+const MAX_CONTEXT_TOKENS = 10_000_000;
+const CONTEXT_TOKENS_ABOUT =
+  "The model's context window in tokens; the web app warns as a conversation nears it. null: unknown, no warning";
 const TOOL_MODE_MESSAGE = `toolMode must be one of ${TOOL_MODES.join(', ')}`;
 const TOOL_MODE_ABOUT =
   'How the model reaches MCP tools: native (the tools parameter), prompt (definitions in the system prompt) or off';
@@ -46,6 +60,20 @@ export class CreateModelDto {
   @Optional()
   @IsIn(TOOL_MODES, { message: TOOL_MODE_MESSAGE })
   toolMode?: ToolModeName;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_CONTEXT_TOKENS,
+    example: 128000,
+    description: CONTEXT_TOKENS_ABOUT,
+  })
+  @IsOptional()
+  @IsInt({ message: 'contextTokens must be a whole number of tokens' })
+  @Min(1, { message: 'contextTokens must be at least 1' })
+  @Max(MAX_CONTEXT_TOKENS, { message: `contextTokens must be at most ${MAX_CONTEXT_TOKENS}` })
+  contextTokens?: number | null;
 }
 
 export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
@@ -57,6 +85,8 @@ export class ModelResponse {
   @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
   @ApiProperty() open!: boolean;
   @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
+  @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
+  contextTokens!: number | null;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
@@ -67,6 +97,8 @@ export class VisibleModelResponse {
   @ApiProperty({ enum: PLATFORMS }) platform!: PlatformName;
   @ApiProperty({ enum: PURPOSES }) purpose!: PurposeName;
   @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
+  @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
+  contextTokens!: number | null;
 }
 
 export class ModelPageResponse extends PageOf(ModelResponse) {}

@@ -13,6 +13,7 @@ export interface ModelFields {
   purpose?: ModelPurpose;
   open?: boolean;
   toolMode?: ToolMode;
+  contextTokens?: number | null;
 }
 
 @Injectable()

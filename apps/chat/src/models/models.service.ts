@@ -33,6 +33,7 @@ function toModel(model: ChatModel): ModelResponse {
     purpose: model.purpose,
     open: model.open,
     toolMode: model.toolMode,
+    contextTokens: model.contextTokens,
     createdAt: model.createdAt.toISOString(),
     updatedAt: model.updatedAt.toISOString(),
   };
@@ -50,6 +51,7 @@ function toVisible(model: ChatModel): VisibleModelResponse {
     platform: model.platform,
     purpose: model.purpose,
     toolMode: model.toolMode,
+    contextTokens: model.contextTokens,
   };
 }
 
@@ -109,6 +111,7 @@ export class ModelsService {
         purpose: dto.purpose ?? 'chat',
         open: dto.open ?? false,
         toolMode: dto.toolMode ?? 'off',
+        contextTokens: dto.contextTokens ?? null,
       });
       this.logger.log({ message: 'model added', model: model.name, open: model.open });
       return toModel(model);

@@ -61,6 +61,7 @@ describe('models', () => {
       platform: 'openai',
       purpose: 'drawing',
       toolMode: 'off',
+      contextTokens: null,
     });
 
     await chat.api
@@ -145,6 +146,35 @@ describe('models', () => {
     expect(refused.body.error.fields).toEqual([
       { field: 'toolMode', message: 'toolMode must be one of off, native, prompt' },
     ]);
+  });
+
+  it("keeps a model's context window, unknown by default, shown to users, and clears it with null", async () => {
+    const model = await addModel({ name: 'long-context' });
+    expect(model).toMatchObject({ contextTokens: null });
+    const user = await newUser(chat.api);
+    const set = await chat.api
+      .patch(`/api/admin/models/${model.id}`)
+      .set(admin)
+      .send({ contextTokens: 128000, open: true })
+      .expect(200);
+    expect(set.body.contextTokens).toBe(128000);
+    const listed = (await chat.api.get('/api/models').set(bearer(user.token)).expect(200)).body
+      .items as { name: string; contextTokens: number | null }[];
+    expect(listed.find((m) => m.name === 'long-context')?.contextTokens).toBe(128000);
+    for (const bad of [0, 1.5, 10_000_001, '8k']) {
+      const refused = await chat.api
+        .patch(`/api/admin/models/${model.id}`)
+        .set(admin)
+        .send({ contextTokens: bad })
+        .expect(400);
+      expect(refused.body.error.fields[0].field).toBe('contextTokens');
+    }
+    const cleared = await chat.api
+      .patch(`/api/admin/models/${model.id}`)
+      .set(admin)
+      .send({ contextTokens: null })
+      .expect(200);
+    expect(cleared.body.contextTokens).toBeNull();
   });
 
   it('deletes a model; a missing one is 404', async () => {

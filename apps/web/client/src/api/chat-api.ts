@@ -232,6 +232,8 @@ export interface ReplyHandlers {
   images(urls: string[]): void;
   /** A tool step finished (its call, result or error, and duration). */
   toolStep?(step: ToolStep): void;
+  /** Tools were offered; their definitions cost about this many prompt tokens a call. */
+  toolDefinitions?(tokens: number): void;
   done(messageId: number | undefined, usage: Usage | undefined): void;
   error(problem: ApiProblem): void;
 }
@@ -286,7 +288,10 @@ export async function sendMessage(
       const fields = isRecord(data) ? data : {};
       if (event.event === 'delta') handlers.delta(text(fields['content']));
       else if (event.event === 'image') handlers.images(imagesOf(fields));
-      else if (event.event === 'tool_result') {
+      else if (event.event === 'tools') {
+        const tokens = fields['definitionTokens'];
+        if (typeof tokens === 'number') handlers.toolDefinitions?.(tokens);
+      } else if (event.event === 'tool_result') {
         const step = readToolStep(data);
         if (step) handlers.toolStep?.(step);
       } else if (event.event === 'done') {

@@ -17,6 +17,8 @@ export interface ChatModel {
   name: string;
   purpose: Purpose;
   platform: string;
+  /** The model's context window in tokens, when the administrator gave it. */
+  contextTokens?: number | null;
   /** Added here from a custom assistant's link. */
   custom?: boolean;
 }

@@ -13,6 +13,8 @@ export interface ShownMessage extends ChatMessage {
   error?: Problem;
   /** The prompt an image answers, for its text alternative. */
   prompt?: string;
+  /** What the tool definitions cost of each model call's prompt, when tools were offered. */
+  toolDefinitionTokens?: number;
 }
 
 /** Memoised: a streamed chunk changes one message object, so only its view redraws. */
@@ -53,6 +55,8 @@ export const MessageView = memo(function MessageView(props: { message: ShownMess
       {message.usage && message.role === 'assistant' && (
         <p class="message-usage">
           {message.usage.promptTokens} prompt + {message.usage.completionTokens} completion tokens
+          {message.toolDefinitionTokens !== undefined &&
+            ` (tool definitions ≈${message.toolDefinitionTokens} prompt tokens a call)`}
         </p>
       )}
     </article>

@@ -9,6 +9,7 @@ import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { customModels, initialModel } from '../components/model-choice.js';
 import { ModelPicker } from '../components/ModelPicker.js';
 import { ToolPicker } from '../components/ToolPicker.js';
+import { contextUse, nearLimit } from '../components/context-use.js';
 import { asProblem } from '../errors.js';
 import { Link, navigate, useLoad } from '@switchyard/ui';
 
@@ -142,6 +143,8 @@ export function ChatPage(props: { path: string }) {
       {
         delta: (text) => updateReply(reply.key, (m) => ({ ...m, content: m.content + text })),
         images: (urls) => updateReply(reply.key, (m) => ({ ...m, images: [...m.images, ...urls] })),
+        toolDefinitions: (tokens) =>
+          updateReply(reply.key, (m) => ({ ...m, toolDefinitionTokens: tokens })),
         toolStep: (step) =>
           updateReply(reply.key, (m) => ({ ...m, toolSteps: [...(m.toolSteps ?? []), step] })),
         done: (messageId, usage) =>
@@ -242,6 +245,7 @@ export function ChatPage(props: { path: string }) {
   };
 
   const lastReply = messages.findLastIndex((message) => message.role === 'assistant');
+  const context = contextUse(messages, models.find((m) => m.name === model)?.contextTokens);
 
   return (
     <div class="chat-layout">
@@ -305,6 +309,24 @@ export function ChatPage(props: { path: string }) {
           )}
         </div>
         <ErrorNotice error={available.error} />
+        {nearLimit(context) && (
+          <div class="notice" role="status">
+            <p class="notice-title">
+              {context.tokens >= context.limit
+                ? "This conversation no longer fits the model's context window"
+                : "This conversation is nearing the model's context window"}
+            </p>
+            <p>
+              It takes about {context.tokens.toLocaleString()} of the{' '}
+              {context.limit.toLocaleString()} tokens {model} can read (
+              {Math.round((context.tokens / context.limit) * 100)} %)
+              {context.toolDefinitionTokens > 0 &&
+                `, ${context.toolDefinitionTokens.toLocaleString()} of them tool definitions`}
+              . Past the window the model no longer sees the start: start a new chat
+              {context.toolDefinitionTokens > 0 && ', or turn off the tools you do not need'}.
+            </p>
+          </div>
+        )}
         {!available.loading && !available.error && models.length === 0 && (
           <div class="notice" role="status">
             <p class="notice-title">No model is available to you yet.</p>

@@ -114,6 +114,10 @@ function ModelForm(props: {
   const [name, setName] = useState(existing?.name ?? '');
   const [purpose, setPurpose] = useState<Purpose>(existing?.purpose ?? 'chat');
   const [open, setOpen] = useState(existing?.open ?? false);
+  const [toolMode, setToolMode] = useState<AdminModel['toolMode']>(existing?.toolMode ?? 'off');
+  const [context, setContext] = useState(
+    existing?.contextTokens == null ? '' : String(existing.contextTokens),
+  );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
@@ -121,7 +125,15 @@ function ModelForm(props: {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const input = { platform: 'openai' as const, name: name.trim(), purpose, open };
+    const input = {
+      platform: 'openai' as const,
+      name: name.trim(),
+      purpose,
+      open,
+      toolMode,
+      // Empty: the size is unknown, and the chat does not warn.
+      contextTokens: context.trim() === '' ? null : Number(context),
+    };
     try {
       if (existing) await chat.updateModel(existing.id, input);
       else await chat.createModel(input);
@@ -162,6 +174,33 @@ function ModelForm(props: {
         custom-assistant prefix followed by their <code>g-…</code> id.
       </p>
       <PurposeField value={purpose} onChange={setPurpose} />
+      <label>
+        Tools
+        <select
+          value={toolMode}
+          onChange={(event) => setToolMode(event.currentTarget.value as AdminModel['toolMode'])}
+        >
+          <option value="off">Off</option>
+          <option value="native">Native (function calling)</option>
+          <option value="prompt">In the prompt (any model)</option>
+        </select>
+      </label>
+      <label>
+        Context window (tokens)
+        <input
+          type="number"
+          min={1}
+          step={1}
+          inputMode="numeric"
+          aria-describedby="model-context-help"
+          placeholder="128000"
+          value={context}
+          onInput={(event) => setContext(event.currentTarget.value)}
+        />
+      </label>
+      <p id="model-context-help" class="help">
+        Users are warned as a conversation nears it. Empty: unknown, no warning.
+      </p>
       <Switch checked={open} label="Open to all users" onChange={setOpen} />
       <FormActions submit={existing ? 'Save' : 'Add'} busy={busy} onCancel={props.onCancel} />
     </form>

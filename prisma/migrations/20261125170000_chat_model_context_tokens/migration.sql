@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "ChatModel" ADD COLUMN     "contextTokens" INTEGER;

@@ -11,6 +11,19 @@ export class EventStreamDecoder {
     this.parser.feed(this.decoder.decode(chunk, { stream: true }));
     return this.events.splice(0);
   }
+
+  /** The JSON payloads of the events the chunk completes; others (keep-alives) are skipped. */
+  feedJson<T>(chunk: Buffer): T[] {
+    const payloads: T[] = [];
+    for (const event of this.feed(chunk)) {
+      try {
+        payloads.push(JSON.parse(event.data) as T);
+      } catch {
+        // Not JSON: nothing to translate.
+      }
+    }
+    return payloads;
+  }
 }
 
 export function dataEvent(payload: unknown): string {

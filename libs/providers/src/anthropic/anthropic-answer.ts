@@ -142,15 +142,9 @@ export class AnthropicStreamTranslator implements StreamTranslator {
 
   push(chunk: Buffer): string {
     let out = '';
-    for (const event of this.decoder.feed(chunk)) {
+    for (const event of this.decoder.feedJson<StreamEvent>(chunk)) {
       if (this.failure) break;
-      let parsed: StreamEvent;
-      try {
-        parsed = JSON.parse(event.data) as StreamEvent;
-      } catch {
-        continue;
-      }
-      out += this.translate(parsed);
+      out += this.translate(event);
     }
     return out;
   }

@@ -166,15 +166,9 @@ export class GeminiStreamTranslator implements StreamTranslator {
 
   push(chunk: Buffer): string {
     let out = '';
-    for (const event of this.decoder.feed(chunk)) {
+    for (const event of this.decoder.feedJson<GeminiResponse>(chunk)) {
       if (this.failure) break;
-      let parsed: GeminiResponse;
-      try {
-        parsed = JSON.parse(event.data) as GeminiResponse;
-      } catch {
-        continue;
-      }
-      out += this.translate(parsed);
+      out += this.translate(event);
     }
     return out;
   }

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { eventually, query, repositoryRoot } from '@switchyard/testing';
+import { eventually, query } from '@switchyard/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  accessibilityViolations,
+  CHROMIUM,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
 import { Stack, freshAccount, uniqueName } from '../support/stack.js';
 
@@ -13,21 +16,8 @@ import { Stack, freshAccount, uniqueName } from '../support/stack.js';
 // first start, and what a viewer may not do. Every page is checked with axe-core and
 // saved as a screenshot in test/output/dashboard.
 
-const CHROMIUM = '/usr/bin/chromium';
-const OUTPUT =
-  process.env.TEST_OUTPUT_DIR ?? path.join(repositoryRoot, 'test', 'output', 'dashboard');
-const AXE_SOURCE = readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
+const OUTPUT = screenshotFolder('dashboard');
 const FIRST_LOAD_BUDGET_BYTES = 200 * 1024;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe('gateway dashboard in a browser', () => {
   const owner = { username: 'owner', password: `initial-${randomBytes(6).toString('hex')}` };
@@ -45,20 +35,9 @@ describe('gateway dashboard in a browser', () => {
   let bannedKey = '';
   let tokenValue = '';
 
-  /** Runs axe-core on the page as it is; fails on any serious or critical violation. */
+  /** Fails on any serious or critical axe-core violation on the page as it is. */
   async function assertAccessible(target: Page, name: string): Promise<void> {
-    await target.addScriptTag({ content: AXE_SOURCE });
-    // Evaluated in the page (the test itself has no DOM types).
-    const violations = await target.evaluate<AxeViolation[]>(
-      'axe.run().then((result) => result.violations)',
-    );
-    const serious = violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (v) =>
-          `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    expect(serious).toEqual([]);
+    expect((await accessibilityViolations(target)).map((v) => `${name}: ${v}`)).toEqual([]);
   }
 
   async function visit(target: Page, link: string, heading: string | RegExp): Promise<void> {
@@ -76,7 +55,7 @@ describe('gateway dashboard in a browser', () => {
       10_000,
       `${name} loaded`,
     );
-    await target.screenshot({ path: path.join(OUTPUT, `${name}.png`), fullPage: true });
+    await screenshot(target, OUTPUT, name);
     await assertAccessible(target, name);
   }
 
@@ -84,8 +63,6 @@ describe('gateway dashboard in a browser', () => {
     const created = await browser.newContext({
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
-      // axe-core is injected as an inline script, which the dashboard's policy forbids.
-      bypassCSP: true,
     });
     const opened = await created.newPage();
     opened.on('console', (message) => {
@@ -114,7 +91,6 @@ describe('gateway dashboard in a browser', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true });
     await stack.start();
     healthyKey = await freshAccount(stack);
     bannedKey = await freshAccount(stack);

@@ -1,50 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
+import { eventually, startApp, type AppProcess } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
+import {
+  accessibilityViolations,
+  CHROMIUM,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server, chat
 // backend and a mock provider: what an end user does and sees (docs/specification.md,
 // "Model access" and "Errors").
 
-const CHROMIUM = '/usr/bin/chromium';
 const UPSTREAM_KEY = 'sk-web-e2e';
 /** Generous: the stack starts once for the whole suite, on machines that may be busy. */
 const START_TIMEOUT_MS = 90_000;
-/** Screenshots of what the tests saw, for a person to look at (var/ is not committed). */
-const SCREENSHOTS = path.join(repositoryRoot, 'var', 'screenshots', 'web');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/** axe-core's serious and critical findings on the page as it is now. It is evaluated
- * through the DevTools protocol: the app's content security policy refuses script tags. */
-async function accessibilityViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: () => Promise<AxeResults> } }).axe;
-    type AxeResults = {
-      violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[];
-    };
-    const results = await axe.run();
-    return results.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.map((n) => JSON.stringify(n.target)),
-    }));
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.targets.join(', ')}`);
-}
+const SCREENSHOTS = screenshotFolder('web');
 
 /** Scripts the mock's next answer, so a reply's exact Markdown can be tried. */
 async function nextReply(mockUrl: string, reply: string): Promise<void> {
@@ -281,7 +256,7 @@ describe('chat web app in a browser', () => {
         ).navigator.clipboard.readText(),
       ),
     ).toBe('def answer():\n    return 42\n');
-    await screenshot(page, 'markdown-reply');
+    await screenshot(page, SCREENSHOTS, 'markdown-reply');
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
@@ -325,7 +300,7 @@ describe('chat web app in a browser', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBe(0);
     expect(dialogs).toEqual([]);
     page.off('dialog', recordDialog);
-    await screenshot(page, 'xss-reply');
+    await screenshot(page, SCREENSHOTS, 'xss-reply');
   });
 
   it('regenerates the last reply, edits and resends a question, searches and exports', async () => {
@@ -371,7 +346,7 @@ describe('chat web app in a browser', () => {
     await search.fill('HELLO from');
     await list.getByRole('link', { name: 'hello from the browser' }).waitFor();
     await search.fill('');
-    await screenshot(page, 'message-actions');
+    await screenshot(page, SCREENSHOTS, 'message-actions');
     expect(await accessibilityViolations(page)).toEqual([]);
   });
 
@@ -406,14 +381,14 @@ describe('chat web app in a browser', () => {
       expect.stringContaining(count(totals.promptTokens)),
       expect.stringContaining(count(totals.completionTokens)),
     ]);
-    await screenshot(page, 'usage');
+    await screenshot(page, SCREENSHOTS, 'usage');
     expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.setViewportSize({ width: 375, height: 800 });
     await page.waitForTimeout(200); // the chart redraws at the new width
     const overflowing = await overflowingElements(page);
     expect(overflowing).toEqual([]);
-    await screenshot(page, 'usage-375px');
+    await screenshot(page, SCREENSHOTS, 'usage-375px');
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.getByRole('link', { name: 'Chat', exact: true }).click();
   });
@@ -475,7 +450,7 @@ describe('chat web app in a browser', () => {
         const overflowing = await overflowingElements(adminPage);
         expect({ link, overflowing }).toEqual({ link, overflowing: [] });
         expect(await accessibilityViolations(adminPage)).toEqual([]);
-        await screenshot(adminPage, `admin-${link.toLowerCase().replace(' ', '-')}-375px`);
+        await screenshot(adminPage, SCREENSHOTS, `admin-${link.toLowerCase().replace(' ', '-')}-375px`);
       }
     } finally {
       await context.close();
@@ -507,7 +482,7 @@ describe('chat web app in a browser', () => {
     expect(await warning.innerText()).toMatch(/of the 200 tokens tools-model can read/);
     expect(await warning.innerText()).toContain('turn off the tools you do not need');
     expect(await accessibilityViolations(page)).toEqual([]);
-    await screenshot(page, 'tool-steps');
+    await screenshot(page, SCREENSHOTS, 'tool-steps');
 
     // Saved with the conversation: the step is there after a reload, still collapsed.
     await page
@@ -568,7 +543,7 @@ describe('chat web app in a browser', () => {
     expect(await added.innerText()).toContain('…9876');
     expect(await added.innerText()).toContain('Shortened to its base');
     problems.push(...(await accessibilityViolations(adminPage)));
-    await screenshot(adminPage, 'admin-api-keys');
+    await screenshot(adminPage, SCREENSHOTS, 'admin-api-keys');
     await added.getByRole('switch').click();
     await adminPage.getByText('disabled.').waitFor();
     await added.getByRole('button', { name: /Delete/ }).click();
@@ -603,7 +578,7 @@ describe('chat web app in a browser', () => {
     };
     expect(saved.items.find((m) => m.name === 'gpt-4.1-browser')?.contextTokens).toBe(1047576);
     problems.push(...(await accessibilityViolations(adminPage)));
-    await screenshot(adminPage, 'admin-models');
+    await screenshot(adminPage, SCREENSHOTS, 'admin-models');
 
     // Users: find the user of this suite, allow it the closed model, then disable it.
     await adminPage.getByRole('link', { name: 'Users' }).click();
@@ -618,12 +593,12 @@ describe('chat web app in a browser', () => {
     // The notice comes before the list is read again: wait for the row, do not race it.
     await row.filter({ hasText: 'closed-model' }).waitFor();
     problems.push(...(await accessibilityViolations(adminPage)));
-    await screenshot(adminPage, 'admin-users');
+    await screenshot(adminPage, SCREENSHOTS, 'admin-users');
 
     await adminPage.getByRole('link', { name: 'Edition' }).click();
     await adminPage.getByRole('heading', { name: 'Edition and license' }).waitFor();
     problems.push(...(await accessibilityViolations(adminPage)));
-    await screenshot(adminPage, 'admin-edition');
+    await screenshot(adminPage, SCREENSHOTS, 'admin-edition');
     expect(problems).toEqual([]);
     await context.close();
 
@@ -655,7 +630,7 @@ describe('chat web app in a browser', () => {
     expect(await table.innerText()).toContain(`…${key.slice(-4)}`);
     expect(await table.innerText()).not.toContain(key);
     expect(await accessibilityViolations(page)).toEqual([]);
-    await screenshot(page, 'account-a2a-key-created');
+    await screenshot(page, SCREENSHOTS, 'account-a2a-key-created');
 
     // The card is public; the endpoint takes the key until it is revoked.
     const card = await fetch(`${web.url}/.well-known/agent-card.json`);
@@ -682,7 +657,7 @@ describe('chat web app in a browser', () => {
     await page.getByText('"research agent" revoked.').waitFor();
     expect(await table.innerText()).toMatch(/Revoked/);
     expect(await accessibilityViolations(page)).toEqual([]);
-    await screenshot(page, 'account-a2a-key-revoked');
+    await screenshot(page, SCREENSHOTS, 'account-a2a-key-revoked');
     expect((await getTask()).status).toBe(401);
   });
 

@@ -1,3 +1,6 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import {
   generateGatewayToken,
   generateSecretKeySpec,
@@ -9,36 +12,48 @@ import {
   clearRedisNamespace,
   createTestDatabase,
   eventually,
+  freePort,
   query,
+  repositoryRoot,
   startApp,
   testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
 import {
   cpuSeconds,
+  pidsOf,
   load,
   peakMemoryMiB,
   timeToFirstToken,
   type LoadResult,
 } from '../lib/measure.js';
 
-// The gateway's overhead: the same requests sent straight to a zero-latency upstream and
-// through the edge, side by side in one run. The load generator and the upstream share
-// CPU 0; the edge has CPU 1 to itself, so its CPU time per request is its own. Auth,
-// routing and the usage hand-off to the queue are always on; the metering worker is not
-// run here (on two cores it would compete with the load generator and the upstream; it
-// has its own benchmark), so the queue is emptied after each scenario. The edge is
-// measured twice: with account and token limits checked in Redis on every request, and on
-// a channel and token without limits (no Redis round trip on the request's path).
+// The gateway's overhead, side by side in one run: the same requests sent straight to a
+// zero-latency upstream, through Portkey's gateway (1.15.2, a pass-through proxy with no
+// auth, limits or metering: bench/portkey) and through Switchyard with everything on (bearer
+// auth, routing, account and token limits, usage records settled into Postgres by the
+// metering worker, outcomes reported to the router). The load generator and the upstream
+// share CPU 0; the gateway under test has CPU 1 (Switchyard: its edge, router and metering
+// worker together; Postgres and Redis are not pinned). Switchyard is also measured on a
+// channel and token without limits (no Redis round trip on the request's path).
+//
+// CPU per request comes from /proc: the edge's own, and the whole suite's (edge, router,
+// metering, Redis and every Postgres process), read after the metering worker has settled
+// the scenario's last usage record, so the work a request causes later is counted too.
 //
 //   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per scenario)
 
 const LOAD_CPU = '0';
-const EDGE_CPU = '1';
+const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const UPSTREAM_KEY = 'sk-bench-upstream';
+const PORTKEY_START = path.join(
+  repositoryRoot,
+  'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
+);
 
-type Target = 'direct' | 'edge+limits' | 'edge';
+const TARGETS = ['direct', 'portkey', 'switchyard', 'switchyard-nolimits'] as const;
+type Target = (typeof TARGETS)[number];
 type Kind = 'json' | 'stream';
 
 interface Row {
@@ -48,8 +63,13 @@ interface Row {
   result: LoadResult;
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
-  edgeCpuMicrosPerRequest: number | null;
+  /** The gateway process's own CPU per request (the edge, or Portkey). */
+  gatewayCpuMicros: number | null;
+  /** Switchyard's processes, Postgres and Redis, per request. */
+  suiteCpuMicros: Record<SuitePart, number> | null;
 }
+
+type SuitePart = 'edge' | 'router' | 'metering' | 'redis' | 'postgres';
 
 function log(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -95,7 +115,55 @@ async function seed(
   return { limited, unlimited };
 }
 
-async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
+interface Processes {
+  edge: number;
+  router: number;
+  metering: number;
+}
+
+/** CPU seconds of each part of the suite; Postgres and Redis as every process of theirs. */
+async function suiteCpu(processes: Processes): Promise<Record<SuitePart, number>> {
+  const sum = async (pids: number[]) =>
+    (await Promise.all(pids.map((pid) => cpuSeconds(pid).catch(() => 0)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+  return {
+    edge: await cpuSeconds(processes.edge),
+    router: await cpuSeconds(processes.router),
+    metering: await cpuSeconds(processes.metering),
+    redis: await sum(await pidsOf('redis-server')),
+    postgres: await sum(await pidsOf('postgres')),
+  };
+}
+
+/** Waits until the metering worker has settled every usage record sent so far. */
+async function settled(databaseUrl: string): Promise<void> {
+  let last = -1;
+  let steady = 0;
+  while (steady < 3) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [row] = await query<{ rows: string }>(
+      databaseUrl,
+      'SELECT count(*) AS rows FROM "UsageLog"',
+    );
+    const rows = Number(row!.rows);
+    steady = rows === last ? steady + 1 : 0;
+    last = rows;
+  }
+}
+
+/** Portkey's gateway comes from its own lockfile (bench/portkey), outside the workspace. */
+function installPortkey(): void {
+  if (existsSync(PORTKEY_START)) return;
+  log('installing Portkey 1.15.2 into bench/portkey (npm ci)');
+  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: path.join(repositoryRoot, 'bench/portkey'),
+    stdio: 'inherit',
+  });
+}
+
+async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, number> }> {
   const database = await createTestDatabase();
   const prefix = testRedisPrefix();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -108,6 +176,7 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
     LOG_LEVEL: 'info',
   };
   const apps: AppProcess[] = [];
+  let portkey: ChildProcess | undefined;
   try {
     const mock = await startApp('mock-upstream', {
       env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
@@ -115,12 +184,16 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
     });
     apps.push(mock);
     const tokens = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
-    apps.push(await startApp('router', { env, cpus: LOAD_CPU }));
-    const edge = await startApp('edge', {
+    const router = await startApp('router', { env, cpus: GATEWAY_CPU });
+    apps.push(router);
+    const metering = await startApp('metering', {
       env,
-      cpus: EDGE_CPU,
-      readyPath: '/readyz',
+      cpus: GATEWAY_CPU,
+      // As deployed (deploy/k8s): see "Metering" in docs/performance.md.
+      nodeFlags: ['--max-semi-space-size=64'],
     });
+    apps.push(metering);
+    const edge = await startApp('edge', { env, cpus: GATEWAY_CPU, readyPath: '/readyz' });
     apps.push(edge);
     await eventually(
       async () => {
@@ -134,19 +207,49 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
       10_000,
       'edge routing',
     );
+    const portkeyPort = await freePort();
+    portkey = spawn(
+      'taskset',
+      ['-c', GATEWAY_CPU, process.execPath, PORTKEY_START, `--port=${portkeyPort}`, '--headless'],
+      { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' },
+    );
+    const portkeyUrl = `http://127.0.0.1:${portkeyPort}`;
+    await eventually(
+      () =>
+        fetch(portkeyUrl).then(
+          () => true,
+          () => undefined,
+        ),
+      20_000,
+      'Portkey listening',
+    );
+    const processes: Processes = {
+      edge: edge.child.pid!,
+      router: router.child.pid!,
+      metering: metering.child.pid!,
+    };
 
-    const targets: Record<Target, { url: string; authorization: string; model: string }> = {
+    const targets: Record<
+      Target,
+      { url: string; authorization: string; model: string; headers?: Record<string, string> }
+    > = {
       direct: {
         url: `${mock.url}/v1/chat/completions`,
         authorization: `Bearer ${UPSTREAM_KEY}`,
         model: 'gpt-4o-mini',
       },
-      'edge+limits': {
+      portkey: {
+        url: `${portkeyUrl}/v1/chat/completions`,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        model: 'gpt-4o-mini',
+        headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${mock.url}/v1` },
+      },
+      switchyard: {
         url: `${edge.url}/v1/chat/completions`,
         authorization: `Bearer ${tokens.limited}`,
         model: 'gpt-4o-mini',
       },
-      edge: {
+      'switchyard-nolimits': {
         url: `${edge.url}/v1/chat/completions`,
         authorization: `Bearer ${tokens.unlimited}`,
         model: 'gpt-4o',
@@ -156,18 +259,25 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
     const rows: Row[] = [];
     for (const kind of ['json', 'stream'] as const) {
       for (const connections of [1, 64]) {
-        for (const target of ['direct', 'edge+limits', 'edge'] as const) {
+        for (const target of TARGETS) {
           const { model, ...address } = targets[target];
           const request = { ...address, body: bodyOf(model, kind), connections };
+          const ours = target.startsWith('switchyard');
           // Warm up connection pools, JIT and caches before measuring.
           await load({ ...request, seconds: 2, cpus: LOAD_CPU });
-          const cpuBefore = await cpuSeconds(edge.child.pid!);
+          if (ours) await settled(database.url);
+          const gatewayPid = ours ? processes.edge : portkey.pid!;
+          const gatewayBefore = await cpuSeconds(gatewayPid);
+          const suiteBefore = ours ? await suiteCpu(processes) : null;
           const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
-          const cpuUsed = (await cpuSeconds(edge.child.pid!)) - cpuBefore;
+          if (ours) await settled(database.url);
+          const gatewayUsed = (await cpuSeconds(gatewayPid)) - gatewayBefore;
+          const suiteAfter = ours ? await suiteCpu(processes) : null;
           const ttft =
             kind === 'stream'
               ? await timeToFirstToken({ ...request, seconds: Math.max(3, SECONDS / 2) })
               : null;
+          const perRequest = (seconds: number) => (seconds / result.requests) * 1e6;
           const row: Row = {
             target,
             kind,
@@ -175,26 +285,48 @@ async function run(): Promise<{ rows: Row[]; edgePeakMemoryMiB: number }> {
             result,
             ttftP50Ms: ttft?.p50Ms ?? null,
             ttftP99Ms: ttft?.p99Ms ?? null,
-            edgeCpuMicrosPerRequest: target === 'direct' ? null : (cpuUsed / result.requests) * 1e6,
+            gatewayCpuMicros: target === 'direct' ? null : perRequest(gatewayUsed),
+            suiteCpuMicros:
+              suiteBefore && suiteAfter
+                ? (Object.fromEntries(
+                    Object.entries(suiteAfter).map(([part, seconds]) => [
+                      part,
+                      perRequest(seconds - suiteBefore[part as SuitePart]),
+                    ]),
+                  ) as Record<SuitePart, number>)
+                : null,
           };
           rows.push(row);
           log(formatRow(row));
-          await clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
+          if (ours) await settled(database.url);
         }
       }
     }
-    return { rows, edgePeakMemoryMiB: await peakMemoryMiB(edge.child.pid!) };
+    return {
+      rows,
+      peakMemoryMiB: {
+        edge: await peakMemoryMiB(processes.edge),
+        router: await peakMemoryMiB(processes.router),
+        metering: await peakMemoryMiB(processes.metering),
+        portkey: await peakMemoryMiB(portkey.pid!),
+      },
+    };
   } finally {
+    portkey?.kill();
     await Promise.all(apps.map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, prefix);
     await database.drop();
   }
 }
 
+const total = (parts: Record<SuitePart, number>) => Object.values(parts).reduce((a, b) => a + b, 0);
+
 function formatRow(row: Row): string {
   const ms = (value: number | null) => (value === null ? '-' : value.toFixed(3));
+  const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
+  const suite = row.suiteCpuMicros;
   return [
-    row.target.padEnd(11),
+    row.target.padEnd(19),
     row.kind.padEnd(6),
     String(row.connections).padStart(3),
     row.result.rps.toFixed(0).padStart(7),
@@ -202,26 +334,41 @@ function formatRow(row: Row): string {
     ms(row.result.p99Ms).padStart(8),
     ms(row.ttftP50Ms).padStart(8),
     ms(row.ttftP99Ms).padStart(8),
-    (row.edgeCpuMicrosPerRequest === null ? '-' : row.edgeCpuMicrosPerRequest.toFixed(0)).padStart(
-      7,
-    ),
+    us(row.gatewayCpuMicros).padStart(7),
+    us(suite && total(suite)).padStart(7),
+    (suite
+      ? `${us(suite.edge)}/${us(suite.router)}/${us(suite.metering)}/${us(suite.redis)}/${us(suite.postgres)}`
+      : '-'
+    ).padStart(22),
     String(row.result.errors).padStart(6),
   ].join(' ');
 }
 
-log('gateway: direct to the upstream vs through the edge');
-log('target      kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 cpu(us) errors');
+log('gateway: direct to the upstream, through Portkey, and through Switchyard with everything on');
+log(
+  'target              kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 gw cpu  suite  edge/router/meter/redis/pg errors',
+);
+installPortkey();
 const report = await run();
-log(`edge peak resident memory: ${report.edgePeakMemoryMiB.toFixed(0)} MiB`);
+log(
+  `peak resident memory (MiB): ${Object.entries(report.peakMemoryMiB)
+    .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
+    .join(', ')}`,
+);
 
 const find = (target: Target, kind: Kind, connections: number) =>
   report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections)!;
 log();
-for (const target of ['edge+limits', 'edge'] as const) {
+for (const target of ['portkey', 'switchyard', 'switchyard-nolimits'] as const) {
   const json = find(target, 'json', 1).result.p50Ms - find('direct', 'json', 1).result.p50Ms;
   const ttft = find(target, 'stream', 1).ttftP50Ms! - find('direct', 'stream', 1).ttftP50Ms!;
-  const cpu = find(target, 'json', 64).edgeCpuMicrosPerRequest!;
+  const busy = find(target, 'json', 64);
+  const suite = busy.suiteCpuMicros
+    ? `, whole suite ${total(busy.suiteCpuMicros).toFixed(0)} us`
+    : '';
   log(
-    `${target}: p50 overhead (JSON, 1 conn) +${json.toFixed(3)} ms; TTFT overhead (1 conn) +${ttft.toFixed(3)} ms; CPU per JSON request (64 conns) ${cpu.toFixed(0)} us`,
+    `${target}: p50 overhead (JSON, 1 conn) +${json.toFixed(3)} ms; TTFT overhead (1 conn) +${ttft.toFixed(3)} ms; JSON at 64 conns ${busy.result.rps.toFixed(0)} requests/s, gateway CPU ${busy.gatewayCpuMicros!.toFixed(0)} us per request${suite}`,
   );
 }
+const ratio = find('switchyard', 'json', 64).result.rps / find('portkey', 'json', 64).result.rps;
+log(`switchyard / portkey, JSON at 64 connections, one core each: ${ratio.toFixed(2)}x`);

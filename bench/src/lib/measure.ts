@@ -24,6 +24,9 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = os.getenv("BENCH_AUTH")
 wrk.body = os.getenv("BENCH_BODY")
+for name, value in string.gmatch(os.getenv("BENCH_HEADERS") or "", "([^\\n:]+): ([^\\n]+)") do
+  wrk.headers[name] = value
+end
 done = function(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
   io.write(string.format('\\nRESULT {"requests":%d,"micros":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
@@ -34,6 +37,8 @@ end
 export async function load(options: {
   url: string;
   authorization: string;
+  /** Extra request headers (a gateway's own routing headers). */
+  headers?: Record<string, string>;
   body: string;
   connections: number;
   seconds: number;
@@ -56,7 +61,14 @@ export async function load(options: {
       options.url,
     ],
     {
-      env: { ...process.env, BENCH_AUTH: options.authorization, BENCH_BODY: options.body },
+      env: {
+        ...process.env,
+        BENCH_AUTH: options.authorization,
+        BENCH_BODY: options.body,
+        BENCH_HEADERS: Object.entries(options.headers ?? {})
+          .map(([name, value]) => `${name}: ${value}`)
+          .join('\n'),
+      },
       maxBuffer: 1 << 20,
     },
   );
@@ -90,6 +102,7 @@ export interface FirstTokenResult {
 export async function timeToFirstToken(options: {
   url: string;
   authorization: string;
+  headers?: Record<string, string>;
   body: string;
   connections: number;
   seconds: number;
@@ -103,7 +116,11 @@ export async function timeToFirstToken(options: {
       const response = await undiciRequest(options.url, {
         method: 'POST',
         dispatcher: agent,
-        headers: { 'content-type': 'application/json', authorization: options.authorization },
+        headers: {
+          'content-type': 'application/json',
+          authorization: options.authorization,
+          ...options.headers,
+        },
         body: options.body,
       });
       let first = true;
@@ -128,6 +145,15 @@ export async function cpuSeconds(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / 100;
+}
+
+/** The pids of every process with this name (`pgrep -x`), e.g. all of Postgres's. */
+export async function pidsOf(name: string): Promise<number[]> {
+  const { stdout } = await run('pgrep', ['-x', name]).catch(() => ({ stdout: '' }));
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(Number);
 }
 
 /** Peak resident memory of a process, in MiB (VmHWM). */

@@ -30,6 +30,7 @@ export default tseslint.config(
               group: [
                 '@switchyard/*/*',
                 '!@switchyard/db/sql',
+                '!@switchyard/service/openapi',
                 '!@switchyard/testing/mcp',
                 '!@switchyard/ui/styles.css',
               ],

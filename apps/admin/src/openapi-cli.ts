@@ -1,5 +1,5 @@
 import { generateSecretKeySpec } from '@switchyard/security';
-import { writeOpenApiDocument } from '@switchyard/service';
+import { writeOpenApiDocument } from '@switchyard/service/openapi';
 import { adminDefinition } from './admin.definition.js';
 import { buildOpenApiDocument } from './openapi.js';
 

@@ -21,15 +21,7 @@ export {
   unstorableText,
 } from './json-body.js';
 export { Optional } from './optional.js';
-export {
-  PageOf,
-  PageQueryOf,
-  skipTake,
-  wholeList,
-  type Page,
-  type PageSizes,
-  type PageWindow,
-} from './pagination.js';
+export { skipTake, wholeList, type Page, type PageSizes, type PageWindow } from './pagination.js';
 export {
   CONTENT_SECURITY_POLICY,
   IMMUTABLE,
@@ -38,4 +30,3 @@ export {
   registerStaticSite,
   type StaticSiteOptions,
 } from './static-site.js';
-export { writeOpenApiDocument } from './openapi-document.js';

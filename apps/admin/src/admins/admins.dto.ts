@@ -2,7 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AdminRole } from '@switchyard/db';
 import { IsBoolean, IsIn, IsString, Length, Matches } from 'class-validator';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../auth/auth.dto.js';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const ROLES = Object.values(AdminRole);
 const PASSWORD_RULE = `${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`;

@@ -11,7 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PageQuery } from '../common/pagination.js';
-import { PageOf } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 import { IsModelPattern } from '../common/validators.js';
 
 const MAX_PRICE = 2_147_483_647;

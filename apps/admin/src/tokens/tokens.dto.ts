@@ -1,4 +1,5 @@
-import { INT4_MAX, PageOf } from '@switchyard/service';
+import { INT4_MAX } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import {
   ArrayMaxSize,

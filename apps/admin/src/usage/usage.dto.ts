@@ -1,4 +1,5 @@
-import { INT4_MAX, PageOf } from '@switchyard/service';
+import { INT4_MAX } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';

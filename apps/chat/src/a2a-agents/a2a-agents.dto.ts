@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches } from 'class-validator';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 /** The name becomes the tool `delegate_to_<name>`: at most 64 characters in all. */

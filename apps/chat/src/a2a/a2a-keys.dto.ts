@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
-import { PageOf } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 

@@ -8,7 +8,8 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const KEY = /^\S+$/;

@@ -12,7 +12,8 @@ import {
   Min,
 } from 'class-validator';
 import { MODEL_NAME } from '../common/platform.js';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 const MODEL_MESSAGE = 'model must be a model name';

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsObject, IsString, IsUrl, Matches } from 'class-validator';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
 /** Server names appear in prompts and tool names (`<server_name>`): no spaces or markup. */

@@ -18,7 +18,8 @@ import {
   type PlatformName,
   type PurposeName,
 } from '../common/platform.js';
-import { Optional, PageOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf } from '@switchyard/service/openapi';
 
 export const TOOL_MODES = ['off', 'native', 'prompt'] as const;
 export type ToolModeName = (typeof TOOL_MODES)[number];

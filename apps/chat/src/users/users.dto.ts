@@ -10,7 +10,8 @@ import {
   MaxLength,
 } from 'class-validator';
 import { UserProfileResponse } from '../auth/auth.dto.js';
-import { Optional, PageOf, PageQueryOf } from '@switchyard/service';
+import { Optional } from '@switchyard/service';
+import { PageOf, PageQueryOf } from '@switchyard/service/openapi';
 
 export class ListUsersQuery extends PageQueryOf({ pageSize: 20, maxPageSize: 100 }) {
   @ApiPropertyOptional({ description: 'Part of a username or email, case-insensitive' })

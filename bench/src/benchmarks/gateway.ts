@@ -42,11 +42,14 @@ import {
 // the scenario's last usage record, so the work a request causes later is counted too.
 //
 //   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per scenario)
+//   EDGE_NODE_FLAGS='--max-semi-space-size=16' node bench/dist/benchmarks/gateway.js
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const UPSTREAM_KEY = 'sk-bench-upstream';
+/** V8 flags for the edge, to compare heap settings side by side. */
+const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
@@ -193,7 +196,12 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       nodeFlags: ['--max-semi-space-size=64'],
     });
     apps.push(metering);
-    const edge = await startApp('edge', { env, cpus: GATEWAY_CPU, readyPath: '/readyz' });
+    const edge = await startApp('edge', {
+      env,
+      cpus: GATEWAY_CPU,
+      readyPath: '/readyz',
+      nodeFlags: EDGE_NODE_FLAGS,
+    });
     apps.push(edge);
     await eventually(
       async () => {

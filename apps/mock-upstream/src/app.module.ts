@@ -10,6 +10,7 @@ import { RequestLog } from './accounts/request-log.js';
 import { ControlController } from './control/control.controller.js';
 import { FaultPlan } from './faults/fault-plan.js';
 import { GenerateContentController } from './gemini/generate-content.controller.js';
+import { MediaController } from './media/media.controller.js';
 import { INITIAL_ACCOUNTS } from './mock-upstream.options.js';
 import { ChatController } from './openai/chat.controller.js';
 import { EmbeddingsController } from './openai/embeddings.controller.js';
@@ -29,6 +30,7 @@ export class MockUpstreamModule {
         ChatController,
         EmbeddingsController,
         ImagesController,
+        MediaController,
         ModelsController,
         MessagesController,
         DeploymentsController,

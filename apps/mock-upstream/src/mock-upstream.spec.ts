@@ -128,7 +128,7 @@ describe('mock-upstream', () => {
 
     const images = await client().images.generate({ model: 'dall-e-3', prompt: 'a cat', n: 2 });
     expect(images.data).toHaveLength(2);
-    expect(images.data?.[0]?.url).toMatch(/^https:\/\//);
+    expect(images.data?.[0]?.url).toMatch(/^http:\/\/127.0.0.1:\d+\/media\/images\//);
 
     const models = await client().models.list();
     expect(models.data.map((m) => m.id)).toContain('gpt-4o');

@@ -20,6 +20,7 @@ export const DEMO_MODELS = [
   'gpt-3.5-turbo',
   'text-embedding-3-small',
   'dall-e-3',
+  'suno-v3',
 ];
 
 export const USAGE = `Usage: node dist/cli.js <command> [options]

@@ -8,10 +8,15 @@ import {
   completionChunks,
   completionId,
   completionTokens,
+  lastUserText,
+  MUSIC_MODEL,
   promptText,
+  songAnswer,
   usageChunk,
   usageOf,
 } from './completion.js';
+import { mediaSeed } from '../media/generated-media.js';
+import { mediaUrl } from '../media/media.controller.js';
 import { ExchangeService, writeEvents } from './exchange.js';
 import { providerError } from './openai-error.js';
 
@@ -53,7 +58,11 @@ export class ChatController {
     const { fault, lease } = exchange;
     const model = fault.resolvedModel ?? body.model;
     const id = completionId();
-    const result = answer(body, fault.reply);
+    const prompt = lastUserText(body);
+    const result =
+      MUSIC_MODEL.test(body.model) && fault.reply === undefined
+        ? songAnswer(prompt, mediaUrl(request, 'audio', mediaSeed(prompt)))
+        : answer(body, fault.reply);
     const usage = usageOf(promptTokens, completionTokens(result));
 
     if (body.stream === true) {

@@ -146,6 +146,22 @@ function promptedToolAnswer(request: ChatCompletionRequest): Answer | null {
   return null;
 }
 
+/** Models the mock answers like a music relay: a song's audio link in Markdown. */
+export const MUSIC_MODEL = /suno|udio|chirp|music/i;
+
+export function lastUserText(request: ChatCompletionRequest): string {
+  const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
+  return textOf(lastUser?.content ?? '');
+}
+
+/** What music relays answer in chat completions: the song's audio file as a link. */
+export function songAnswer(prompt: string, audioUrl: string): Answer {
+  return {
+    kind: 'text',
+    content: `Here is a song for “${prompt}”.\n\n[Listen to the song](${audioUrl})`,
+  };
+}
+
 export function answer(request: ChatCompletionRequest, reply?: string): Answer {
   const tools = request.tools ?? [];
   if (tools.length > 0 && request.tool_choice !== 'none') return nativeToolAnswer(request);
@@ -156,8 +172,7 @@ export function answer(request: ChatCompletionRequest, reply?: string): Answer {
   }
   const prompted = promptedToolAnswer(request);
   if (prompted) return prompted;
-  const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-  return { kind: 'text', content: reply ?? `Echo: ${textOf(lastUser?.content ?? '')}` };
+  return { kind: 'text', content: reply ?? `Echo: ${lastUserText(request)}` };
 }
 
 export function completionTokens(result: Answer): number {

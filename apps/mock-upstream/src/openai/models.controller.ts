@@ -9,6 +9,7 @@ export const MOCK_MODELS = [
   'gpt-3.5-turbo',
   'text-embedding-3-small',
   'dall-e-3',
+  'suno-v3',
 ];
 
 @Controller('v1/models')

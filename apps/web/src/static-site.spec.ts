@@ -7,12 +7,7 @@ import {
   type TestSite,
   type TestWeb,
 } from './web.fixture.js';
-import {
-  CONTENT_SECURITY_POLICY,
-  IMMUTABLE,
-  REVALIDATE,
-  cacheControlFor,
-} from '@switchyard/service';
+import { contentSecurityPolicy, IMMUTABLE, REVALIDATE, cacheControlFor } from '@switchyard/service';
 
 describe('static site', () => {
   let site: TestSite;
@@ -34,8 +29,23 @@ describe('static site', () => {
     expect(response.text).toBe(INDEX_HTML);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.headers['cache-control']).toBe(REVALIDATE);
-    expect(response.headers['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
+    expect(response.headers['content-security-policy']).toBe(contentSecurityPolicy(['https:']));
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('lets the page show generated media from HTTPS hosts, and nothing unsafe', async () => {
+    const policy = String((await request(web.url).get('/')).headers['content-security-policy']);
+    const directives = new Map(
+      policy.split('; ').map((directive) => {
+        const [name, ...sources] = directive.split(' ');
+        return [name, sources] as const;
+      }),
+    );
+    expect(directives.get('img-src')).toEqual(["'self'", 'data:', 'blob:', 'https:']);
+    expect(directives.get('media-src')).toEqual(["'self'", 'data:', 'blob:', 'https:']);
+    expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(policy).not.toContain('unsafe');
+    expect(policy).not.toMatch(/ http: /);
   });
 
   it('revalidates index.html with its ETag', async () => {
@@ -108,6 +118,40 @@ describe('static site', () => {
     expect(cacheControlFor('index.html')).toBe(REVALIDATE);
     expect(cacheControlFor('favicon.svg')).toBe(REVALIDATE);
   });
+});
+
+describe('static site with configured media hosts', () => {
+  it('allows exactly those hosts for images, sounds and their downloads', async () => {
+    const site = makeSite();
+    const web = await startWeb({
+      WEB_STATIC_DIR: site.root,
+      CHAT_URL: 'http://127.0.0.1:9',
+      WEB_MEDIA_SOURCES: 'http://127.0.0.1:18080,https://files.example.com',
+    });
+    try {
+      const policy = String((await request(web.url).get('/')).headers['content-security-policy']);
+      const media = 'http://127.0.0.1:18080 https://files.example.com';
+      expect(policy).toContain(`img-src 'self' data: blob: ${media};`);
+      expect(policy).toContain(`media-src 'self' data: blob: ${media};`);
+      expect(policy).toContain(`connect-src 'self' ${media};`);
+    } finally {
+      await web.close();
+      site.remove();
+    }
+  });
+
+  it.each(["'unsafe-inline'", '*', 'http:', 'https://a.example; script-src *'])(
+    'refuses %s as a media source',
+    async (source) => {
+      await expect(
+        startWeb({
+          WEB_STATIC_DIR: '/tmp',
+          CHAT_URL: 'http://127.0.0.1:9',
+          WEB_MEDIA_SOURCES: source,
+        }),
+      ).rejects.toThrow(/WEB_MEDIA_SOURCES/);
+    },
+  );
 });
 
 describe('static site without a build', () => {

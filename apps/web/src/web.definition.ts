@@ -21,6 +21,8 @@ export const webDefinition: ServiceDefinition<WebEnv> = {
   configure: async (app, env) => {
     const fastify = app.getHttpAdapter().getInstance();
     await registerChatProxy(fastify, app.get(ChatProxy));
-    await registerStaticSite(fastify, resolveStaticDirectory(env.WEB_STATIC_DIR));
+    await registerStaticSite(fastify, resolveStaticDirectory(env.WEB_STATIC_DIR), {
+      mediaSources: env.WEB_MEDIA_SOURCES,
+    });
   },
 };

@@ -153,13 +153,13 @@ async function cli(
 /**
  * Points the chat app at this gateway, on a database the demo channel was just created in:
  * a gateway token of its own (kept only, sealed, in the chat's API key records), records for
- * chat and drawing on the edge, and the demo models open to every user. Later starts leave
+ * chat, drawing and music on the edge, and the demo models open to every user. Later starts leave
  * whatever the operators changed.
  */
 async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Promise<void> {
   const token = await cli('admin', ['create-token', '--name', 'Chat app (local)'], env);
   const address = `http://127.0.0.1:${edgePort}`;
-  for (const purpose of ['chat', 'drawing']) {
+  for (const purpose of ['chat', 'drawing', 'music']) {
     await cli(
       'chat',
       ['create-api-key', '--address', address, '--key', '-', '--purpose', purpose],
@@ -178,6 +178,7 @@ const DEMO_CHAT_MODELS = [
   ['gpt-4o-mini', 'chat'],
   ['gpt-4o', 'chat'],
   ['dall-e-3', 'drawing'],
+  ['suno-v3', 'music'],
 ] as const;
 
 /**
@@ -233,8 +234,14 @@ async function main(): Promise<void> {
   const appSecrets = Object.fromEntries(
     Object.entries(secrets).filter(([name]) => name !== 'EMBEDDED_POSTGRES_PASSWORD'),
   );
+  const mockPort = loadEnvironment(MockUpstreamEnv, {
+    ...appSecrets,
+    ...process.env,
+  }).MOCK_UPSTREAM_PORT;
   const env: NodeJS.ProcessEnv = {
     ...appSecrets,
+    // The demo's images and songs are served by mock-upstream: the chat page may show them.
+    WEB_MEDIA_SOURCES: `https:,http://127.0.0.1:${mockPort}`,
     ...process.env,
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,

@@ -290,6 +290,18 @@ export class WebEnv extends BaseEnv {
   WEB_STATIC_DIR?: string;
 
   /**
+   * Where the chat app may show generated images and sounds from, besides itself: the
+   * upstreams' media hosts, as origins (`https://files.example.com`, `http://127.0.0.1:18080`)
+   * or `https:` for any HTTPS host (the default: providers keep generated files on hosts of
+   * their own). Goes into the page's content security policy.
+   */
+  @ListVariable(
+    /^(https:|https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?)$/,
+    '`https:` or origins (http(s)://host[:port])',
+  )
+  WEB_MEDIA_SOURCES: string[] = ['https:'];
+
+  /**
    * No response headers from the chat backend within this time: HTTP 502
    * (docs/specification.md, "Reverse proxy").
    */

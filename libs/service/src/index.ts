@@ -23,7 +23,7 @@ export {
 export { Optional } from './optional.js';
 export { skipTake, wholeList, type Page, type PageSizes, type PageWindow } from './pagination.js';
 export {
-  CONTENT_SECURITY_POLICY,
+  contentSecurityPolicy,
   IMMUTABLE,
   REVALIDATE,
   cacheControlFor,

@@ -16,19 +16,27 @@ const HASHED_ASSETS = /^assets\//;
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 export const REVALIDATE = 'no-cache';
 
-/** The page's own policy: scripts and styles only from here; images from anywhere, as
- * generated images live on the providers' hosts. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob: https: http:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/**
+ * The page's own policy: scripts and styles only from here. Images and sounds come from
+ * here, from `data:` and `blob:` URLs, and from `mediaSources`: the hosts where a provider
+ * keeps what its models generate (the chat web app shows them and fetches them for its
+ * download buttons, so they are also allowed connections).
+ */
+export function contentSecurityPolicy(mediaSources: readonly string[] = []): string {
+  const media = ['', ...mediaSources].join(' ');
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob:${media}`,
+    `media-src 'self' data: blob:${media}`,
+    `connect-src 'self'${media}`,
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export function cacheControlFor(relativePath: string): string {
   return HASHED_ASSETS.test(relativePath.split(path.sep).join('/')) ? IMMUTABLE : REVALIDATE;
@@ -59,6 +67,8 @@ async function isFile(file: string): Promise<boolean> {
 export interface StaticSiteOptions {
   /** Path prefixes (`/v1`, `/api`) whose unknown paths stay the server's 404, not the app. */
   reservedPrefixes?: string[];
+  /** Where the app may show images and sounds from, besides itself (`contentSecurityPolicy`). */
+  mediaSources?: readonly string[];
 }
 
 export async function registerStaticSite(
@@ -71,6 +81,7 @@ export async function registerStaticSite(
       `the web client is not built: ${path.join(root, 'index.html')} is missing (run its build)`,
     );
   }
+  const policy = contentSecurityPolicy(options.mediaSources);
   const reserved = (options.reservedPrefixes ?? []).map((prefix) =>
     prefix.replace(/^\/+|\/+$/g, ''),
   );
@@ -83,7 +94,7 @@ export async function registerStaticSite(
       void reply.header('cache-control', cacheControlFor(relative));
       void reply.header('x-content-type-options', 'nosniff');
       if (relative === 'index.html') {
-        void reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+        void reply.header('content-security-policy', policy);
         void reply.header('referrer-policy', 'same-origin');
       }
     },

@@ -20,6 +20,7 @@ import {
   ConversationResponse,
   CreateConversationDto,
   DeleteMessagesQuery,
+  MessagePageQuery,
   MessagePageResponse,
   SendMessageDto,
   UpdateConversationDto,
@@ -80,13 +81,13 @@ export class ConversationsController {
     return this.conversations.remove(principal, id);
   }
 
-  /** The conversation's messages, oldest first. */
+  /** The conversation's messages, oldest first; pages from either end (`MessagePageQuery`). */
   @Get(':id/messages')
   @ApiResponse({ status: 200, type: MessagePageResponse })
   history(
     @CurrentUser() principal: Principal,
     @Param('id', UuidPipe) id: string,
-    @Query() query: PageQuery,
+    @Query() query: MessagePageQuery,
   ): Promise<MessagePageResponse> {
     return this.conversations.messages(principal, id, query);
   }

@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -11,6 +12,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { PageQuery } from '../common/page-query.js';
 import { MODEL_NAME } from '../common/platform.js';
 import { Optional } from '@switchyard/service';
 import { PageOf } from '@switchyard/service/openapi';
@@ -55,6 +57,35 @@ export class DeleteMessagesQuery {
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   from!: number;
+}
+
+const PAGE_STARTS = ['oldest', 'latest'] as const;
+
+/**
+ * A conversation's messages, a page at a time. Items are always oldest first; `start`
+ * says which end page 1 is at, so a long conversation opens on its latest page, and
+ * `before` keeps the pages behind what is already shown steady while new messages arrive.
+ */
+export class MessagePageQuery extends PageQuery {
+  @ApiPropertyOptional({
+    enum: PAGE_STARTS,
+    default: 'oldest',
+    description: 'Where page 1 is: the oldest messages, or the latest ones',
+  })
+  @Optional()
+  @IsIn(PAGE_STARTS, { message: `start must be one of ${PAGE_STARTS.join(', ')}` })
+  start?: (typeof PAGE_STARTS)[number];
+
+  @ApiPropertyOptional({
+    description: 'Only the messages before this one (`total` counts those)',
+    minimum: 1,
+  })
+  @Optional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  before?: number;
 }
 
 export class SendMessageDto {

@@ -91,16 +91,43 @@ export class ConversationsRepository {
     return count > 0;
   }
 
-  /** The conversation's messages, oldest first. */
-  listMessages(conversationId: string, window: RowWindow): Promise<Rows<Message>> {
-    return this.rowsAndTotal(
+  /**
+   * A window of the conversation's messages (all, or those before `before`), counted from
+   * the oldest or the latest end; the rows are oldest first either way. Null when
+   * `before` is no message of the conversation.
+   */
+  async listMessages(
+    conversationId: string,
+    window: RowWindow,
+    start: 'oldest' | 'latest',
+    before: bigint | null,
+  ): Promise<Rows<Message> | null> {
+    let where: Prisma.MessageWhereInput = { conversationId };
+    if (before !== null) {
+      const cursor = await this.prisma.message.findFirst({
+        where: { id: before, conversationId },
+        select: { id: true, createdAt: true },
+      });
+      if (!cursor) return null;
+      where = {
+        conversationId,
+        OR: [
+          { createdAt: { lt: cursor.createdAt } },
+          { createdAt: cursor.createdAt, id: { lt: cursor.id } },
+        ],
+      };
+    }
+    const order = start === 'oldest' ? 'asc' : 'desc';
+    const listed = await this.rowsAndTotal(
       this.prisma.message.findMany({
-        where: { conversationId },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        where,
+        orderBy: [{ createdAt: order }, { id: order }],
         ...window,
       }),
-      this.prisma.message.count({ where: { conversationId } }),
+      this.prisma.message.count({ where }),
     );
+    if (start === 'latest') listed.rows.reverse();
+    return listed;
   }
 
   /** Deletes the message and every message after it (regenerate, edit and resend);

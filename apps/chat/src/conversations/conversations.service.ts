@@ -10,6 +10,7 @@ import {
   type ConversationPageResponse,
   type ConversationResponse,
   type CreateConversationDto,
+  type MessagePageQuery,
   type MessagePageResponse,
   type UpdateConversationDto,
 } from './conversations.dto.js';
@@ -77,10 +78,22 @@ export class ConversationsService {
     if (!(await this.conversations.deleteOwned(id, principal.id))) throw conversationNotFound(id);
   }
 
-  async messages(principal: Principal, id: string, query: PageQuery): Promise<MessagePageResponse> {
+  async messages(
+    principal: Principal,
+    id: string,
+    query: MessagePageQuery,
+  ): Promise<MessagePageResponse> {
     await this.findOwned(principal, id);
-    const { rows, total } = await this.conversations.listMessages(id, skipTake(query));
-    return { items: rows.map(toMessage), total };
+    const before = query.before === undefined ? null : BigInt(query.before);
+    const listed = await this.conversations.listMessages(
+      id,
+      skipTake(query),
+      query.start ?? 'oldest',
+      before,
+    );
+    if (!listed)
+      throw new ApiError('not_found', `No message ${query.before} in conversation ${id}`);
+    return { items: listed.rows.map(toMessage), total: listed.total };
   }
 
   /** Takes the conversation back to before `messageId`, which goes with all that follows. */

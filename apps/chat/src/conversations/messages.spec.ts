@@ -80,6 +80,7 @@ describe('sending messages', () => {
       { name: 'gpt-4o', open: true },
       { name: 'gpt-4-all', open: false },
       { name: 'dall-e-3', purpose: 'drawing', open: true },
+      { name: 'suno-v3', purpose: 'music', open: true },
     ]) {
       await chat.api.post('/api/admin/models').set(admin).send(model).expect(201);
     }
@@ -605,15 +606,18 @@ describe('sending messages', () => {
       expect(reply.events.map((e) => e.event)).toEqual(['image', 'done']);
       const urls = reply.events[0]!.data.urls as string[];
       expect(urls).toHaveLength(1);
-      expect(urls[0]).toMatch(/^https:\/\/images\.mock-upstream\.invalid\//);
+      // The mock's own media host: the link leads to a real PNG.
+      expect(urls[0]).toMatch(new RegExp(`^${mock.url}/media/images/[0-9a-f]{16}\\.png$`));
+      const image = await fetch(urls[0]!);
+      expect(image.headers.get('content-type')).toBe('image/png');
       expect(await mock.requests()).toMatchObject({ 'sk-mock-draw': 1, 'sk-mock-a': 0 });
-      const [prompt, image] = await storedMessages(conversationId);
+      const [prompt, drawing] = await storedMessages(conversationId);
       expect(prompt).toMatchObject({
         role: 'user',
         content: 'a lighthouse at dusk',
         model: 'dall-e-3',
       });
-      expect(image).toMatchObject({
+      expect(drawing).toMatchObject({
         role: 'assistant',
         imageUrls: urls,
         status: 'complete',
@@ -646,6 +650,81 @@ describe('sending messages', () => {
         expect(reply.events.map((e) => e.event)).toEqual(['image', 'done']);
       }
       expect((await mock.requests())['sk-mock-draw']).toBe(2);
+    });
+  });
+
+  describe('paging the history', () => {
+    it('opens on the latest page and pages back from what is shown, oldest first', async () => {
+      await useRecords([{ key: 'sk-mock-a' }]);
+      const conversationId = await newConversation();
+      for (let i = 1; i <= 6; i += 1) {
+        await sendMessage(chat, user.token, conversationId, { content: `question ${i}` });
+      }
+      const page = async (query: string) =>
+        (
+          await chat.api
+            .get(`/api/conversations/${conversationId}/messages?pageSize=5&${query}`)
+            .set(bearer(user.token))
+            .expect(200)
+        ).body as { items: StoredMessage[]; total: number };
+      const contents = (items: StoredMessage[]) => items.map((m) => m.content);
+
+      const latest = await page('start=latest');
+      expect(latest.total).toBe(12);
+      expect(contents(latest.items)).toEqual([
+        'Echo: question 4',
+        'question 5',
+        'Echo: question 5',
+        'question 6',
+        'Echo: question 6',
+      ]);
+      // A new message arrives; the page behind the shown ones does not move.
+      await sendMessage(chat, user.token, conversationId, { content: 'question 7' });
+      const older = await page(`start=latest&before=${latest.items[0]!.id}`);
+      expect(older.total).toBe(7);
+      expect(contents(older.items)).toEqual([
+        'question 2',
+        'Echo: question 2',
+        'question 3',
+        'Echo: question 3',
+        'question 4',
+      ]);
+      const oldest = await page(`start=latest&before=${latest.items[0]!.id}&page=2`);
+      expect(contents(oldest.items)).toEqual(['question 1', 'Echo: question 1']);
+      // Counted from the oldest end, as before.
+      expect(contents((await page('')).items)[0]).toBe('question 1');
+
+      const other = await newUser(chat.api, 'pager');
+      const elsewhere = await newConversation('gpt-4o', other.token);
+      const foreign = await chat.api
+        .get(`/api/conversations/${elsewhere}/messages?before=${latest.items[0]!.id}`)
+        .set(bearer(other.token))
+        .expect(404);
+      expect(foreign.body.error.code).toBe('not_found');
+      const refused = await chat.api
+        .get(`/api/conversations/${conversationId}/messages?start=middle`)
+        .set(bearer(user.token))
+        .expect(400);
+      expect(refused.body.error.fields[0].field).toBe('start');
+    });
+  });
+
+  describe('music', () => {
+    it('streams a music model through a music record; its reply carries the song link', async () => {
+      await useRecords([{ key: 'sk-mock-a' }, { key: 'sk-mock-draw', purpose: 'music' }]);
+      const conversationId = await newConversation('suno-v3');
+      const reply = await sendMessage(chat, user.token, conversationId, {
+        content: 'a song about rain',
+      });
+      expect(reply.events.at(-1)?.event).toBe('done');
+      expect(await mock.requests()).toMatchObject({ 'sk-mock-draw': 1, 'sk-mock-a': 0 });
+      const [, song] = await storedMessages(conversationId);
+      const link = new RegExp(`\\((${mock.url}/media/audio/[0-9a-f]{16}\\.wav)\\)`).exec(
+        song!.content,
+      );
+      expect(link).not.toBeNull();
+      const audio = await fetch(link![1]!);
+      expect(audio.headers.get('content-type')).toBe('audio/wav');
     });
   });
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { imagesOf, listMessages, readMessage, sendMessage } from './chat-api.js';
+import { imagesOf, latestMessages, listMessages, readMessage, sendMessage } from './chat-api.js';
 import { type ApiProblem, setApiOrigin } from './http.js';
 import { type Usage } from './types.js';
 
@@ -174,6 +174,39 @@ describe('the chat API over HTTP', () => {
     expect(received.map((r) => r.url)).toEqual([
       '/api/conversations/7/messages?page=1&pageSize=200',
       '/api/conversations/7/messages?page=2&pageSize=200',
+    ]);
+  });
+
+  it('opens a conversation on its latest page and reads the page before what is shown', async () => {
+    const stored = (id: number) => ({
+      id,
+      role: 'user',
+      content: `m${id}`,
+      imageUrls: [],
+      model: null,
+      status: 'complete',
+      errorCode: null,
+      toolSteps: [],
+      usage: { promptTokens: 0, completionTokens: 0 },
+      createdAt: new Date(0).toISOString(),
+    });
+    answer = async (res) => {
+      const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
+      const before = Number(query.get('before') ?? 131);
+      const first = Math.max(1, before - Number(query.get('pageSize')));
+      const items = Array.from({ length: before - first }, (_, i) => stored(first + i));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items, total: before - 1 }));
+    };
+    const latest = await latestMessages('7');
+    expect(latest.messages.map((m) => m.id)).toEqual(Array.from({ length: 50 }, (_, i) => 81 + i));
+    expect(latest.older).toBe(80);
+    const earlier = await latestMessages('7', 81);
+    expect(earlier.messages[0]?.id).toBe(31);
+    expect(earlier.older).toBe(30);
+    expect(received.map((r) => r.url)).toEqual([
+      '/api/conversations/7/messages?start=latest&pageSize=50',
+      '/api/conversations/7/messages?start=latest&pageSize=50&before=81',
     ]);
   });
 

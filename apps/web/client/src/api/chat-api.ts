@@ -203,8 +203,33 @@ export async function deleteConversation(conversation: string): Promise<void> {
 
 /** The largest page of messages the chat API serves. */
 const MESSAGE_PAGE_SIZE = 200;
+/** How many messages a conversation opens with, and how many more each look back adds. */
+export const MESSAGES_SHOWN_PER_PAGE = 50;
 
-/** The whole conversation, oldest first, read page by page. */
+/**
+ * The latest page of a conversation, or the page just before message `before` (what is
+ * already shown), oldest first; `older` is how many messages lie before the page.
+ */
+export async function latestMessages(
+  conversation: string,
+  before?: number,
+): Promise<{ messages: ChatMessage[]; older: number }> {
+  const { items, total } = await call(
+    api.GET('/api/conversations/{id}/messages', {
+      params: {
+        path: { id: conversation },
+        query: {
+          start: 'latest',
+          pageSize: MESSAGES_SHOWN_PER_PAGE,
+          ...(before !== undefined ? { before } : {}),
+        },
+      },
+    }),
+  );
+  return { messages: items.map(fromMessage), older: Math.max(0, total - items.length) };
+}
+
+/** The whole conversation, oldest first, read page by page (for its export). */
 export async function listMessages(conversation: string): Promise<ChatMessage[]> {
   const messages: ChatMessage[] = [];
   for (let page = 1; ; page += 1) {

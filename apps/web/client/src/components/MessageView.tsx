@@ -2,6 +2,8 @@ import { memo } from 'preact/compat';
 import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
 import { ErrorNotice } from './ErrorNotice.js';
+import { audioUrlsIn } from './generated-media.js';
+import { GeneratedImages, SongPlayers } from './GeneratedMedia.js';
 import { MarkdownContent } from './MarkdownContent.js';
 import { ToolSteps } from './ToolSteps.js';
 
@@ -21,6 +23,8 @@ export interface ShownMessage extends ChatMessage {
 export const MessageView = memo(function MessageView(props: { message: ShownMessage }) {
   const { message } = props;
   const mine = message.role === 'user';
+  // A link still streaming may be cut short: players appear once the reply is in.
+  const songs = mine || message.pending ? [] : audioUrlsIn(message.content);
   return (
     <article class={`message ${mine ? 'message-user' : 'message-assistant'}`}>
       <h3 class="visually-hidden">
@@ -37,18 +41,9 @@ export const MessageView = memo(function MessageView(props: { message: ShownMess
         <p class="message-status">Waiting for the reply…</p>
       )}
       {message.images.length > 0 && (
-        <div class="message-images">
-          {message.images.map((url, index) => (
-            <a key={url} href={url} target="_blank" rel="noopener noreferrer">
-              <img
-                src={url}
-                loading="lazy"
-                alt={`Generated image ${index + 1}${message.prompt ? ` for: ${message.prompt}` : ''}`}
-              />
-            </a>
-          ))}
-        </div>
+        <GeneratedImages urls={message.images} prompt={message.prompt} />
       )}
+      {songs.length > 0 && <SongPlayers urls={songs} />}
       {message.error && <ErrorNotice error={message.error} />}
       {message.stopped && <p class="message-status">Stopped.</p>}
       {/* A question costs nothing of its own: its tokens are counted in the reply's prompt. */}

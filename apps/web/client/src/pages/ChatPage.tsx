@@ -1,10 +1,11 @@
-import { Fragment } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
-import { type Conversation } from '../api/types.js';
+import { type ChatMessage, type Conversation } from '../api/types.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { conversationAsMarkdown, exportFileName } from '../components/conversation-export.js';
 import { EditMessage, MessageActions } from '../components/MessageActions.js';
+import { withPrompts } from '../components/generated-media.js';
 import { MessageView, type ShownMessage } from '../components/MessageView.js';
 import { customModels, initialModel } from '../components/model-choice.js';
 import { ModelPicker } from '../components/ModelPicker.js';
@@ -44,6 +45,11 @@ export function ChatPage(props: { path: string }) {
   const [messages, setMessages] = useState<ShownMessage[]>([]);
   const [messagesError, setMessagesError] = useState<unknown>(null);
   const [loadingMessages, setLoadingMessages] = useState(false);
+  /** How many messages lie before the first one shown, still on the server. */
+  const [older, setOlder] = useState(0);
+  const [loadingOlder, setLoadingOlder] = useState(false);
+  /** Set while older messages are added on top: the distance from the bottom to keep. */
+  const keepScroll = useRef<number | null>(null);
   const [draft, setDraft] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [streaming, setStreaming] = useState(false);
@@ -55,6 +61,9 @@ export function ChatPage(props: { path: string }) {
   /** A conversation created by sending: its messages are already on screen. */
   const created = useRef<string | null>(null);
   const log = useRef<HTMLDivElement>(null);
+  /** The conversation on screen now, for answers that arrive after the user moved on. */
+  const activeIdRef = useRef(activeId);
+  activeIdRef.current = activeId;
 
   // Preselect once both the models and the user's last choice are known (a failed
   // preferences load still lets the user chat, with the first chat model).
@@ -72,6 +81,7 @@ export function ChatPage(props: { path: string }) {
     setEditing(null);
     if (activeId === null) {
       setMessages([]);
+      setOlder(0);
       setMessagesError(null);
       return;
     }
@@ -83,10 +93,13 @@ export function ChatPage(props: { path: string }) {
     let current = true;
     setLoadingMessages(true);
     chat
-      .listMessages(activeId)
+      .latestMessages(activeId)
       .then((loaded) => {
         if (!current) return;
-        setMessages(loaded.map((message) => ({ ...message, key: nextKey() })));
+        setMessages(
+          withPrompts(loaded.messages.map((message) => ({ ...message, key: nextKey() }))),
+        );
+        setOlder(loaded.older);
         setMessagesError(null);
       })
       .catch((failure: unknown) => current && setMessagesError(failure))
@@ -96,10 +109,49 @@ export function ChatPage(props: { path: string }) {
     };
   }, [activeId]);
 
-  useEffect(() => {
+  // Before the browser paints: older messages added on top keep what the user was reading
+  // in place; anything else (a new message, a streamed chunk) shows the end.
+  useLayoutEffect(() => {
     const element = log.current;
-    if (element) element.scrollTop = element.scrollHeight;
+    if (!element) return;
+    if (keepScroll.current !== null) {
+      element.scrollTop = element.scrollHeight - keepScroll.current;
+      keepScroll.current = null;
+    } else {
+      element.scrollTop = element.scrollHeight;
+    }
   }, [messages]);
+
+  /** Reads the page before the first message shown and puts it on top. */
+  const loadOlder = async () => {
+    const first = messages[0]?.id;
+    if (activeId === null || older === 0 || loadingOlder || first === undefined) return;
+    const conversationId = activeId;
+    setLoadingOlder(true);
+    try {
+      const page = await chat.latestMessages(conversationId, first);
+      if (conversationId !== activeIdRef.current) return;
+      const element = log.current;
+      keepScroll.current = element ? element.scrollHeight - element.scrollTop : null;
+      setMessages((shown) =>
+        withPrompts([
+          ...page.messages.map((message) => ({ ...message, key: nextKey() })),
+          ...shown,
+        ]),
+      );
+      setOlder(page.older);
+      setMessagesError(null);
+    } catch (failure) {
+      setMessagesError(failure);
+    } finally {
+      setLoadingOlder(false);
+    }
+  };
+  /** Near the top of the list, the page before is read. */
+  const SCROLL_MARGIN_PX = 80;
+  const onLogScroll = () => {
+    if ((log.current?.scrollTop ?? Infinity) < SCROLL_MARGIN_PX) void loadOlder();
+  };
 
   const chooseModel = (name: string) => {
     setModel(name);
@@ -166,19 +218,19 @@ export function ChatPage(props: { path: string }) {
     await learnIds(conversationId);
   };
 
-  /** The question just sent has no id on screen yet; editing it needs one. */
+  /** The question just sent has no id on screen yet; editing it needs one. The latest
+   * page is matched to the end of what is shown when both hold the same messages. */
   const learnIds = async (conversationId: string) => {
     try {
-      const saved = await chat.listMessages(conversationId);
-      setMessages((shown) =>
-        saved.length === shown.length
-          ? shown.map((message, index) =>
-              message.id === undefined && saved[index]?.id !== undefined
-                ? { ...message, id: saved[index].id }
-                : message,
-            )
-          : shown,
-      );
+      const saved = await chat.latestMessages(conversationId);
+      setMessages((shown) => {
+        if (saved.older + saved.messages.length !== older + shown.length) return shown;
+        const offset = shown.length - saved.messages.length;
+        return shown.map((message, index) => {
+          const id = saved.messages[index - offset]?.id;
+          return message.id === undefined && id !== undefined ? { ...message, id } : message;
+        });
+      });
     } catch {
       // Without ids the message simply offers no edit; the conversation is unharmed.
     }
@@ -234,9 +286,18 @@ export function ChatPage(props: { path: string }) {
     if (question) void resendFrom(questionIndex, question.content);
   };
 
-  const exportConversation = () => {
+  /** The whole conversation, not only the pages on screen. */
+  const exportConversation = async () => {
+    if (activeId === null) return;
     const title = active?.title ?? 'Conversation';
-    const blob = new Blob([conversationAsMarkdown(title, messages)], { type: 'text/markdown' });
+    let all: ChatMessage[];
+    try {
+      all = await chat.listMessages(activeId);
+    } catch (failure) {
+      setError(failure);
+      return;
+    }
+    const blob = new Blob([conversationAsMarkdown(title, all)], { type: 'text/markdown' });
     const link = document.createElement('a');
     link.href = URL.createObjectURL(blob);
     link.download = exportFileName(title);
@@ -245,6 +306,19 @@ export function ChatPage(props: { path: string }) {
   };
 
   const lastReply = messages.findLastIndex((message) => message.role === 'assistant');
+  // One object for the whole life of the page, calling the latest handlers: rows that did
+  // not change are then not drawn again while a reply streams.
+  const handlers = useRef({ resendFrom, regenerate });
+  handlers.current = { resendFrom, regenerate };
+  const rowActions = useMemo<RowActions>(
+    () => ({
+      edit: (index) => setEditing(index),
+      cancelEdit: () => setEditing(null),
+      resend: (index, content) => void handlers.current.resendFrom(index, content),
+      regenerate: (index) => handlers.current.regenerate(index),
+    }),
+    [],
+  );
   const context = contextUse(messages, models.find((m) => m.name === model)?.contextTokens);
 
   return (
@@ -303,7 +377,7 @@ export function ChatPage(props: { path: string }) {
             onChange={(ids) => void chooseServers(ids)}
           />
           {activeId !== null && messages.length > 0 && (
-            <button type="button" class="secondary" onClick={exportConversation}>
+            <button type="button" class="secondary" onClick={() => void exportConversation()}>
               Export as Markdown
             </button>
           )}
@@ -344,31 +418,33 @@ export function ChatPage(props: { path: string }) {
           aria-live="polite"
           aria-busy={streaming || loadingMessages}
           tabIndex={0}
+          onScroll={onLogScroll}
         >
+          {older > 0 && (
+            <button
+              type="button"
+              class="secondary load-older"
+              disabled={loadingOlder}
+              onClick={() => void loadOlder()}
+            >
+              {loadingOlder ? 'Loading earlier messages…' : 'Load earlier messages'}
+            </button>
+          )}
           <ErrorNotice error={messagesError} />
           {messages.length === 0 && !loadingMessages && !messagesError && (
             <p class="empty">Start the conversation by writing a message below.</p>
           )}
-          {messages.map((message, index) =>
-            editing === index ? (
-              <EditMessage
-                key={message.key}
-                initial={message.content}
-                onSend={(content) => void resendFrom(index, content)}
-                onCancel={() => setEditing(null)}
-              />
-            ) : (
-              <Fragment key={message.key}>
-                <MessageView message={message} />
-                <MessageActions
-                  message={message}
-                  canChange={!streaming && message.id !== undefined && activeId !== null}
-                  {...(message.role === 'user' ? { onEdit: () => setEditing(index) } : {})}
-                  {...(index === lastReply ? { onRegenerate: () => regenerate(index) } : {})}
-                />
-              </Fragment>
-            ),
-          )}
+          {messages.map((message, index) => (
+            <MessageRow
+              key={message.key}
+              message={message}
+              index={index}
+              editing={editing === index}
+              canChange={!streaming && message.id !== undefined && activeId !== null}
+              lastReply={index === lastReply}
+              actions={rowActions}
+            />
+          ))}
         </div>
         <form class="composer" onSubmit={(event) => void send(event)}>
           <ErrorNotice error={error} onDismiss={() => setError(null)} />
@@ -404,6 +480,46 @@ export function ChatPage(props: { path: string }) {
     </div>
   );
 }
+
+interface RowActions {
+  edit(index: number): void;
+  cancelEdit(): void;
+  resend(index: number, content: string): void;
+  regenerate(index: number): void;
+}
+
+/** One message and what can be done with it; memoised, so a streamed chunk redraws only
+ * the reply it belongs to. */
+const MessageRow = memo(function MessageRow(props: {
+  message: ShownMessage;
+  index: number;
+  editing: boolean;
+  canChange: boolean;
+  lastReply: boolean;
+  actions: RowActions;
+}) {
+  const { message, index, actions } = props;
+  if (props.editing) {
+    return (
+      <EditMessage
+        initial={message.content}
+        onSend={(content) => actions.resend(index, content)}
+        onCancel={actions.cancelEdit}
+      />
+    );
+  }
+  return (
+    <>
+      <MessageView message={message} />
+      <MessageActions
+        message={message}
+        canChange={props.canChange}
+        {...(message.role === 'user' ? { onEdit: () => actions.edit(index) } : {})}
+        {...(props.lastReply ? { onRegenerate: () => actions.regenerate(index) } : {})}
+      />
+    </>
+  );
+});
 
 function ConversationList(props: {
   conversations: Conversation[];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { eventually, startApp, type AppProcess } from '@switchyard/testing';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
@@ -260,6 +261,9 @@ describe('generated media and long conversations in the chat web app', () => {
     const [logBox, firstBox] = [await log.boundingBox(), await wasFirst.boundingBox()];
     expect(firstBox!.y).toBeGreaterThanOrEqual(logBox!.y - 1);
     expect(firstBox!.y).toBeLessThan(logBox!.y + logBox!.height);
+    // The viewport only: a full-page screenshot makes the list as tall as its content, and a
+    // list with room to spare reads the page before.
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'long-conversation-scrolled-up.png') });
 
     // The button reads the last page, then goes.
     const earlier = page.getByRole('button', { name: 'Load earlier messages' });
@@ -276,9 +280,6 @@ describe('generated media and long conversations in the chat web app', () => {
     );
     expect(shown).toEqual(expected);
     page.off('request', listen);
-    // Last: a full-page screenshot makes the list as tall as its content, and a list with
-    // room to spare reads the page before.
-    await screenshot(page, SCREENSHOTS, 'long-conversation');
   });
 
   it('streams a new reply into a long conversation without redrawing the messages above it', async () => {

@@ -450,7 +450,11 @@ describe('chat web app in a browser', () => {
         const overflowing = await overflowingElements(adminPage);
         expect({ link, overflowing }).toEqual({ link, overflowing: [] });
         expect(await accessibilityViolations(adminPage)).toEqual([]);
-        await screenshot(adminPage, SCREENSHOTS, `admin-${link.toLowerCase().replace(' ', '-')}-375px`);
+        await screenshot(
+          adminPage,
+          SCREENSHOTS,
+          `admin-${link.toLowerCase().replace(' ', '-')}-375px`,
+        );
       }
     } finally {
       await context.close();

@@ -11,6 +11,19 @@ export interface OutboundRequest {
   /** Authentication and provider headers; content-type and accept are the caller's. */
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * Providers that sign each request (AWS Signature V4): the signature headers for the URL
+   * the request goes to, made just before it is sent since they hold the time.
+   */
+  sign?(url: URL): Promise<Record<string, string>>;
+}
+
+/** The headers to send with a request: its own and, when it is signed, its signature. */
+export async function outboundHeaders(
+  request: OutboundRequest,
+  url: URL,
+): Promise<Record<string, string>> {
+  return request.sign ? { ...request.headers, ...(await request.sign(url)) } : request.headers;
 }
 
 export interface ChatRequestInput {

@@ -8,7 +8,7 @@ import type { ProviderSettings, ReportedUsage } from '@switchyard/contracts';
 export interface OutboundRequest {
   /** The path (with its query) under the channel's base URL. */
   path: string;
-  /** Authentication and provider headers; content-type and accept are the caller's. */
+  /** Authentication and provider headers; content-type is the caller's, accept too unless named. */
   headers: Record<string, string>;
   body: Buffer;
   /**

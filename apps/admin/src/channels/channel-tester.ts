@@ -23,6 +23,8 @@ export interface ChannelProbe extends UpstreamAccount {
 interface TestRequest {
   url: string;
   headers: Record<string, string>;
+  /** A provider that signs each request (Bedrock): the signature for the URL. */
+  sign?(url: URL): Promise<Record<string, string>>;
   body: string | Buffer;
   /** The upstream's answer in OpenAI's format (the identity for `openai` channels). */
   toOpenAI(status: number, text: string): string;
@@ -59,6 +61,7 @@ function testRequest(target: ChannelProbe): TestRequest | null {
   return {
     url: `${target.baseUrl}${outbound.path}`,
     headers: outbound.headers,
+    ...(outbound.sign ? { sign: outbound.sign } : {}),
     body: outbound.body,
     toOpenAI(status, text) {
       const answer = Buffer.from(text);
@@ -117,10 +120,12 @@ export class ChannelTester {
       };
     }
     try {
+      const signature = ping.sign ? await ping.sign(new URL(ping.url)) : {};
       const response = await request(ping.url, {
         method: 'POST',
         headers: {
           ...ping.headers,
+          ...signature,
           accept: 'application/json',
           'content-type': 'application/json',
           'user-agent': 'switchyard-admin/channel-test',

@@ -13,10 +13,11 @@ export function signedRequest(
   path: string,
   body: Buffer,
   { secret, settings }: Pick<ChatRequestInput, 'secret' | 'settings'>,
+  headers: Record<string, string> = {},
 ): OutboundRequest {
   return {
     path,
-    headers: {},
+    headers,
     body,
     sign: (url) =>
       signatureHeaders(
@@ -35,6 +36,7 @@ export const bedrockAdapter: ChatAdapter = {
       `/model/${model}/${stream ? 'converse-stream' : 'converse'}`,
       Buffer.from(JSON.stringify(toConverseRequest(input.body))),
       input,
+      stream ? { accept: 'application/vnd.amazon.eventstream' } : {},
     );
   },
   chatAnswer: bedrockAnswer,

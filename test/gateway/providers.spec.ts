@@ -754,6 +754,45 @@ describe('gateway: provider channels', () => {
       );
     });
 
+    it('fails over from a FAILED_PRECONDITION 400 (region not served) and counts it against the channel', async () => {
+      const shared = uniqueName('shared-gemini');
+      const blockedKey = await freshAccount(stack);
+      const blocked = await stack.createChannel({
+        models: [shared],
+        keys: [blockedKey],
+        provider: 'gemini',
+        priority: 10,
+      });
+      const fallback = await stack.createChannel({
+        models: [shared],
+        keys: [await freshAccount(stack)],
+      });
+      await stack.routable(token.key, shared);
+      // Three such failures open the channel's breaker, as server errors do; the rest keep the
+      // router's probes (which read the body the same way) failing.
+      await stack.mockFault({
+        key: blockedKey,
+        status: 400,
+        body: JSON.stringify({
+          error: {
+            code: 400,
+            message: 'User location is not supported for the API use.',
+            status: 'FAILED_PRECONDITION',
+          },
+        }),
+        times: 6,
+      });
+      for (const question of ['from far away', 'still far', 'farther still']) {
+        const { data, response } = await client.chat.completions
+          .create({ model: shared, messages: [{ role: 'user', content: question }] })
+          .withResponse();
+        expect(data.choices[0]!.message.content).toBe(`Echo: ${question}`);
+        expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+      }
+      expect((await stack.mockStats(blockedKey)).failed).toBeGreaterThanOrEqual(3);
+      await stack.routingSettled(blocked.id, false);
+    });
+
     it('serves /v1/messages too, converted twice: a stream with the cached input apart', async () => {
       const anthropic = new Anthropic({
         apiKey: token.key,

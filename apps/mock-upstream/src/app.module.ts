@@ -6,6 +6,7 @@ import { apiValidationPipe } from '@switchyard/service';
 import { MessagesController } from './anthropic/messages.controller.js';
 import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
 import { DeploymentsController } from './azure/deployments.controller.js';
+import { ConverseController } from './bedrock/converse.controller.js';
 import { RequestLog } from './accounts/request-log.js';
 import { ControlController } from './control/control.controller.js';
 import { FaultPlan } from './faults/fault-plan.js';
@@ -35,6 +36,7 @@ export class MockUpstreamModule {
         MessagesController,
         DeploymentsController,
         GenerateContentController,
+        ConverseController,
         ControlController,
       ],
       providers: [

@@ -8,9 +8,22 @@ import type { ProviderSettings, ReportedUsage } from '@switchyard/contracts';
 export interface OutboundRequest {
   /** The path (with its query) under the channel's base URL. */
   path: string;
-  /** Authentication and provider headers; content-type and accept are the caller's. */
+  /** Authentication and provider headers; content-type is the caller's, accept too unless named. */
   headers: Record<string, string>;
   body: Buffer;
+  /**
+   * Providers that sign each request (AWS Signature V4): the signature headers for the URL
+   * the request goes to, made just before it is sent since they hold the time.
+   */
+  sign?(url: URL): Promise<Record<string, string>>;
+}
+
+/** The headers to send with a request: its own and, when it is signed, its signature. */
+export async function outboundHeaders(
+  request: OutboundRequest,
+  url: URL,
+): Promise<Record<string, string>> {
+  return request.sign ? { ...request.headers, ...(await request.sign(url)) } : request.headers;
 }
 
 export interface ChatRequestInput {

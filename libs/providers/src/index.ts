@@ -1,7 +1,15 @@
 import { GatewayError, type ChannelProvider } from '@switchyard/contracts';
 import type { ChatAdapter } from './adapter.js';
+export { outboundHeaders } from './adapter.js';
+export {
+  awsCredentials,
+  isAwsKeyPair,
+  regionOf,
+  signatureHeaders,
+} from './bedrock/bedrock-credentials.js';
 import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
 import { azureAdapter } from './azure/azure.adapter.js';
+import { bedrockAdapter } from './bedrock/bedrock.adapter.js';
 import { geminiAdapter } from './gemini/gemini.adapter.js';
 
 export type {
@@ -31,6 +39,7 @@ export { messagesToChatRequest } from './messages/messages-request.js';
 const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
   anthropic: anthropicAdapter,
   azure: azureAdapter,
+  bedrock: bedrockAdapter,
   gemini: geminiAdapter,
 };
 

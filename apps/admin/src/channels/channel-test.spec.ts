@@ -8,6 +8,9 @@ import { AdminHarness, channelBody, type Session } from '../testing/admin-harnes
 const HEALTHY = 'mock-healthy-account-0001';
 const BANNED = 'mock-banned-account-0002';
 const SLOW = 'mock-slow-account-0003';
+/** AWS's documented example key pair, an account of the mock; and the same id, wrong secret. */
+const AWS_KEY_PAIR = 'AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+const AWS_WRONG_SECRET = 'AKIAIOSFODNN7EXAMPLE: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';
 
 describe('channel test', () => {
   let h: AdminHarness;
@@ -18,6 +21,11 @@ describe('channel test', () => {
     upstream = await startApp('mock-upstream', {
       env: { MOCK_ACCOUNTS: `${HEALTHY},${BANNED}:0:0:banned,${SLOW}`, LOG_LEVEL: 'warn' },
     });
+    // A key pair holds colons, which MOCK_ACCOUNTS cannot: it is added through the control API.
+    await request(upstream.url)
+      .put(`/_mock/accounts/${encodeURIComponent(AWS_KEY_PAIR)}`)
+      .send({})
+      .expect(200);
     h = await AdminHarness.start({ name: 'chtest', env: { CHANNEL_TEST_TIMEOUT_MS: '500' } });
     admin = await h.session('admin');
   });
@@ -124,7 +132,7 @@ describe('channel test', () => {
     expect(response.text).not.toContain(HEALTHY);
   });
 
-  it("speaks the channel's provider: a gemini reply, an azure refusal in OpenAI's words, bedrock not yet", async () => {
+  it("speaks the channel's provider: a gemini reply, an azure refusal in OpenAI's words, a signed bedrock reply", async () => {
     const gemini = await channel({
       provider: 'gemini',
       baseUrl: upstream.url,
@@ -156,19 +164,36 @@ describe('channel test', () => {
       upstreamModel: 'gpt-4o-mini',
       error: { code: 'invalid_api_key', message: expect.stringContaining('Access denied') },
     });
+    // Bedrock: the ping is a Converse request signed with the key pair, which the mock
+    // checks against the account's secret.
     const bedrock = await channel({
       provider: 'bedrock',
       providerSettings: { region: 'us-east-1' },
+      baseUrl: upstream.url,
+      keys: [AWS_KEY_PAIR, AWS_WRONG_SECRET],
+      models: ['claude'],
+      modelMapping: { claude: 'anthropic.claude-3-haiku-20240307-v1:0' },
     });
-    const unsupported = await h
+    const signed = await h
       .api(admin.token)
       .post(`/api/channels/${bedrock.id}/test`, {})
       .expect(200);
-    expect(unsupported.body).toMatchObject({
-      ok: false,
-      status: null,
-      error: { code: 'unsupported_provider' },
+    expect(signed.body).toMatchObject({
+      ok: true,
+      status: 200,
+      reply: 'Echo: ping',
+      upstreamModel: 'anthropic.claude-3-haiku-20240307-v1:0',
     });
+    const wrong = await h
+      .api(admin.token)
+      .post(`/api/channels/${bedrock.id}/test`, { keyId: bedrock.keys[1]!.id })
+      .expect(200);
+    expect(wrong.body).toMatchObject({
+      ok: false,
+      status: 403,
+      error: { message: expect.stringContaining('signature we calculated does not match') },
+    });
+    expect(JSON.stringify([signed.body, wrong.body])).not.toContain('wJalrXUtnFEMI');
   });
 
   it('needs a model when the channel lists only prefixes, and a key of its own', async () => {
@@ -216,5 +241,67 @@ describe('channel test', () => {
       .api(viewer.token)
       .post('/api/channels/upstream-models', { baseUrl: upstream.url, key: HEALTHY })
       .expect(403);
+  });
+
+  it("lists each provider's models in its own way: Anthropic's, Gemini's (chat and embeddings only), Bedrock's signed list, and says why Azure has none", async () => {
+    const list = (body: Record<string, unknown>) =>
+      h.api(admin.token).post('/api/channels/upstream-models', body).expect(200);
+    const anthropic = await list({ baseUrl: upstream.url, key: HEALTHY, provider: 'anthropic' });
+    expect(anthropic.body).toMatchObject({
+      ok: true,
+      models: ['claude-3-5-haiku-20241022', 'claude-sonnet-4-5-20250929'],
+    });
+    const gemini = await list({ baseUrl: upstream.url, key: HEALTHY, provider: 'gemini' });
+    expect(gemini.body).toMatchObject({
+      ok: true,
+      models: ['gemini-2.5-flash', 'gemini-embedding-001'],
+    });
+    const bedrockBody = {
+      baseUrl: upstream.url,
+      provider: 'bedrock',
+      providerSettings: { region: 'us-east-1' },
+    };
+    const bedrock = await list({ ...bedrockBody, key: AWS_KEY_PAIR });
+    expect(bedrock.body).toMatchObject({
+      ok: true,
+      status: 200,
+      models: [
+        'amazon.nova-lite-v1:0',
+        'amazon.titan-embed-text-v2:0',
+        'anthropic.claude-3-haiku-20240307-v1:0',
+      ],
+    });
+    const wrong = await list({ ...bedrockBody, key: AWS_WRONG_SECRET });
+    expect(wrong.body).toMatchObject({
+      ok: false,
+      status: 403,
+      error: { message: expect.stringContaining('signature we calculated does not match') },
+    });
+    expect(JSON.stringify([bedrock.body, wrong.body])).not.toContain('wJalrXUtnFEMI');
+    const malformed = await h
+      .api(admin.token)
+      .post('/api/channels/upstream-models', { ...bedrockBody, key: HEALTHY })
+      .expect(400);
+    expect(malformed.body.error.fields[0].field).toBe('key');
+    const azure = await list({ baseUrl: upstream.url, key: HEALTHY, provider: 'azure' });
+    expect(azure.body).toMatchObject({
+      ok: false,
+      models: [],
+      error: { code: 'unsupported_provider', message: expect.stringContaining('model mapping') },
+    });
+    // A saved channel is asked with its own provider and key.
+    const saved = await channel({
+      provider: 'bedrock',
+      providerSettings: { region: 'us-east-1' },
+      baseUrl: upstream.url,
+      keys: [AWS_KEY_PAIR],
+      models: ['claude'],
+      modelMapping: {},
+    });
+    const savedList = await h
+      .api(admin.token)
+      .post(`/api/channels/${saved.id}/upstream-models`)
+      .expect(200);
+    expect(savedList.body.models).toEqual(bedrock.body.models);
   });
 });

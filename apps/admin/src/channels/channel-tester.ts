@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { AdminEnv } from '@switchyard/config';
 import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { maskCredentials } from '@switchyard/observability';
-import { chatAdapterFor, type ChatAdapter } from '@switchyard/providers';
+import {
+  DEFAULT_ANTHROPIC_VERSION,
+  awsCredentials,
+  chatAdapterFor,
+  regionOf,
+  signatureHeaders,
+  type ChatAdapter,
+} from '@switchyard/providers';
 import { request } from 'undici';
 import { type ChannelTestError } from './channels.dto.js';
 
@@ -10,19 +17,21 @@ export interface UpstreamAccount {
   baseUrl: string;
   /** The upstream key, unsealed; used for this one request and never reported. */
   secret: string;
+  /** The channel's wire format: the request speaks it, as the edge does (docs/providers.md). */
+  provider: ChannelProvider;
+  settings: ProviderSettings;
 }
 
 export interface ChannelProbe extends UpstreamAccount {
   /** The model name sent upstream. */
   model: string;
-  /** The channel's wire format: the test speaks it, as the edge does (docs/providers.md). */
-  provider: ChannelProvider;
-  settings: ProviderSettings;
 }
 
 interface TestRequest {
   url: string;
   headers: Record<string, string>;
+  /** A provider that signs each request (Bedrock): the signature for the URL. */
+  sign?(url: URL): Promise<Record<string, string>>;
   body: string | Buffer;
   /** The upstream's answer in OpenAI's format (the identity for `openai` channels). */
   toOpenAI(status: number, text: string): string;
@@ -59,6 +68,7 @@ function testRequest(target: ChannelProbe): TestRequest | null {
   return {
     url: `${target.baseUrl}${outbound.path}`,
     headers: outbound.headers,
+    ...(outbound.sign ? { sign: outbound.sign } : {}),
     body: outbound.body,
     toOpenAI(status, text) {
       const answer = Buffer.from(text);
@@ -117,10 +127,12 @@ export class ChannelTester {
       };
     }
     try {
+      const signature = ping.sign ? await ping.sign(new URL(ping.url)) : {};
       const response = await request(ping.url, {
         method: 'POST',
         headers: {
           ...ping.headers,
+          ...signature,
           accept: 'application/json',
           'content-type': 'application/json',
           'user-agent': 'switchyard-admin/channel-test',
@@ -196,7 +208,89 @@ export interface UpstreamModelList {
 
 const MAX_MODELS = 2000;
 
-/** Asks an upstream for its `/v1/models`, so an administrator can pick a channel's models. */
+/** How one provider lists its models: where to ask, with what, and how to read the answer. */
+interface ModelListing {
+  url: string;
+  headers: Record<string, string>;
+  /** Bedrock signs each request (Signature V4). */
+  sign?(url: URL): Promise<Record<string, string>>;
+  /** The model ids in a successful answer, or null when it is not a model list. */
+  ids(body: unknown): string[] | null;
+}
+
+/** `data[].id`, as OpenAI's and Anthropic's model lists give them. */
+function dataIds(body: unknown): string[] | null {
+  if (!isRecord(body) || !Array.isArray(body.data)) return null;
+  return body.data.flatMap((entry: unknown) =>
+    isRecord(entry) && typeof entry.id === 'string' ? [entry.id] : [],
+  );
+}
+
+/** Gemini methods a channel can serve: chat and embeddings. */
+const GEMINI_METHODS = new Set(['generateContent', 'embedContent']);
+
+/**
+ * The model-list request of a provider (docs/providers.md), or a sentence saying why it has
+ * none. Azure OpenAI's data-plane API lists no deployments: they come from the channel's
+ * model mapping.
+ */
+function modelListing(target: UpstreamAccount): ModelListing | string {
+  switch (target.provider) {
+    case 'openai':
+      return {
+        url: `${target.baseUrl}/v1/models`,
+        headers: { authorization: `Bearer ${target.secret}` },
+        ids: dataIds,
+      };
+    case 'anthropic':
+      return {
+        url: `${target.baseUrl}/v1/models?limit=1000`,
+        headers: {
+          'x-api-key': target.secret,
+          'anthropic-version': target.settings.anthropicVersion ?? DEFAULT_ANTHROPIC_VERSION,
+        },
+        ids: dataIds,
+      };
+    case 'gemini':
+      return {
+        url: `${target.baseUrl}/v1beta/models?pageSize=1000`,
+        headers: { 'x-goog-api-key': target.secret },
+        ids: (body) => {
+          if (!isRecord(body) || !Array.isArray(body.models)) return null;
+          return body.models.flatMap((entry: unknown) => {
+            if (!isRecord(entry) || typeof entry.name !== 'string') return [];
+            const methods = Array.isArray(entry.supportedGenerationMethods)
+              ? entry.supportedGenerationMethods
+              : [];
+            return methods.some((m) => GEMINI_METHODS.has(String(m)))
+              ? [entry.name.replace(/^models\//, '')]
+              : [];
+          });
+        },
+      };
+    case 'bedrock': {
+      // The model list is on Bedrock's control plane, `bedrock.{region}`, not the runtime.
+      const url = `${target.baseUrl.replace('://bedrock-runtime.', '://bedrock.')}/foundation-models`;
+      const region = regionOf(target.settings.region, target.baseUrl);
+      return {
+        url,
+        headers: {},
+        sign: (signed) =>
+          signatureHeaders({ method: 'GET', url: signed }, awsCredentials(target.secret), region),
+        ids: (body) => {
+          if (!isRecord(body) || !Array.isArray(body.modelSummaries)) return null;
+          return body.modelSummaries.flatMap((entry: unknown) =>
+            isRecord(entry) && typeof entry.modelId === 'string' ? [entry.modelId] : [],
+          );
+        },
+      };
+    }
+    case 'azure':
+      return "Azure OpenAI does not list a resource's deployments through its API: name them in the channel's model mapping (model → deployment).";
+  }
+}
+
+/** Asks an upstream for its models, in its provider's way, so an administrator can pick a channel's models. */
 async function listUpstreamModels(
   target: UpstreamAccount,
   timeoutMs: number,
@@ -204,13 +298,25 @@ async function listUpstreamModels(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
+  const listing = modelListing(target);
+  if (typeof listing === 'string') {
+    return {
+      ok: false,
+      status: null,
+      latencyMs: 0,
+      models: [],
+      error: { code: 'unsupported_provider', message: listing },
+    };
+  }
   const deadline = AbortSignal.timeout(timeoutMs);
   let status: number | null = null;
   try {
-    const response = await request(`${target.baseUrl}/v1/models`, {
+    const signature = listing.sign ? await listing.sign(new URL(listing.url)) : {};
+    const response = await request(listing.url, {
       headers: {
         accept: 'application/json',
-        authorization: `Bearer ${target.secret}`,
+        ...listing.headers,
+        ...signature,
         'user-agent': 'switchyard-admin/models',
       },
       signal: deadline,
@@ -220,13 +326,9 @@ async function listUpstreamModels(
     status = response.statusCode;
     const text = await readAtMost(response.body, MAX_BODY_BYTES * 8);
     const body = parseJson(text);
-    if (status >= 200 && status < 300 && isRecord(body) && Array.isArray(body.data)) {
-      const ids = body.data
-        .map((entry: unknown) =>
-          isRecord(entry) && typeof entry.id === 'string' ? entry.id : null,
-        )
-        .filter((id): id is string => id !== null && id.length <= 200)
-        .map(clean);
+    const listed = status >= 200 && status < 300 ? listing.ids(body) : null;
+    if (listed) {
+      const ids = listed.filter((id) => id.length <= 200).map(clean);
       return {
         ok: true,
         status,

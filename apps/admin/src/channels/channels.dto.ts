@@ -120,7 +120,7 @@ export class CreateChannelDto {
     enumName: 'ChannelProvider',
     default: ChannelProvider.openai,
     description:
-      'The wire format spoken upstream; `openai` is any OpenAI-compatible service. A bedrock key is `ACCESS_KEY_ID:SECRET_ACCESS_KEY`',
+      'The wire format spoken upstream; `openai` is any OpenAI-compatible service. A bedrock key is `ACCESS_KEY_ID:SECRET_ACCESS_KEY` or `ACCESS_KEY_ID:SECRET_ACCESS_KEY:SESSION_TOKEN`, and a bedrock channel needs `providerSettings.region`',
   })
   @IsOptional()
   @IsIn(PROVIDERS, { message: `provider must be one of ${PROVIDERS.join(', ')}` })
@@ -411,6 +411,23 @@ export class UpstreamModelsDto {
   @ApiProperty({ example: 'https://relay.example.com' })
   @IsBaseUrl()
   baseUrl!: string;
+
+  @ApiPropertyOptional({
+    enum: ChannelProvider,
+    enumName: 'ChannelProvider',
+    default: ChannelProvider.openai,
+    description: "The provider whose model list to ask for, in that provider's way",
+  })
+  @IsOptional()
+  @IsIn(PROVIDERS, { message: `provider must be one of ${PROVIDERS.join(', ')}` })
+  provider?: ChannelProvider;
+
+  @ApiPropertyOptional({ type: ProviderSettingsDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProviderSettingsDto)
+  providerSettings?: ProviderSettingsDto;
 
   @ApiProperty({ writeOnly: true, description: 'Used for this one request; never stored' })
   @Matches(/^\S{8,1024}$/, { message: 'key must be 8 to 1024 characters without spaces' })

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '@switchyard/contracts';
+import { ApiError, type ChannelProvider } from '@switchyard/contracts';
+import { isAwsKeyPair } from '@switchyard/providers';
 import { type ChannelKey, type Prisma } from '@switchyard/db';
 import {
   ChannelsRepository,
@@ -100,6 +101,15 @@ export class ChannelsService {
     const channel = await this.channels.transaction(async (db) => {
       const current = await this.existing(id, db);
       assertVersion(current.version, dto.version);
+      // A provider's key format and settings hold for the channel as it will be.
+      const provider = dto.provider ?? current.provider;
+      if (provider === 'bedrock')
+        assertProviderKeys(
+          provider,
+          dto.providerSettings ?? mappingOf(current.providerSettings),
+          dto.keys ?? current.keys.map((key) => this.unseal(key)),
+          'keys',
+        );
       const fields = this.fieldsToUpdate(dto);
       if (!(await this.channels.updateAtVersion(db, id, dto.version, fields))) {
         throw versionConflict();
@@ -229,7 +239,15 @@ export class ChannelsService {
 
   /** The models an upstream offers, for a channel not saved yet. */
   upstreamModels(dto: UpstreamModelsDto): Promise<UpstreamModelsResult> {
-    return this.tester.listModels({ baseUrl: normalizeBaseUrl(dto.baseUrl), secret: dto.key });
+    const provider = dto.provider ?? 'openai';
+    const settings = { ...dto.providerSettings };
+    assertProviderKeys(provider, settings, [dto.key], 'key');
+    return this.tester.listModels({
+      baseUrl: normalizeBaseUrl(dto.baseUrl),
+      secret: dto.key,
+      provider,
+      settings,
+    });
   }
 
   /** The models a saved channel's upstream offers, asked with its first enabled key. */
@@ -237,7 +255,12 @@ export class ChannelsService {
     const channel = await this.existing(id);
     const key = channel.keys.find((k) => k.status === 'enabled') ?? channel.keys[0];
     if (!key) throw new ApiError('conflict', `Channel ${id} has no key to ask with`);
-    return this.tester.listModels({ baseUrl: channel.baseUrl, secret: this.unseal(key) });
+    return this.tester.listModels({
+      baseUrl: channel.baseUrl,
+      secret: this.unseal(key),
+      provider: channel.provider,
+      settings: mappingOf(channel.providerSettings),
+    });
   }
 
   /** Re-encrypts every upstream key under the first of `SECRET_KEYS` (key rotation). */
@@ -275,6 +298,7 @@ export class ChannelsService {
     dto: CreateChannelDto,
     action = 'channel.create',
   ): Promise<ChannelWithKeys> {
+    assertProviderKeys(dto.provider ?? 'openai', { ...dto.providerSettings }, dto.keys, 'keys');
     const fields: ChannelFields = {
       name: dto.name.trim(),
       kind: dto.kind,
@@ -503,4 +527,31 @@ export function toChannelResponse(channel: ChannelWithKeys): ChannelResponse {
     createdAt: channel.createdAt,
     updatedAt: channel.updatedAt,
   };
+}
+
+/**
+ * What a provider needs of a channel beyond the DTO's shape: a bedrock channel signs with an
+ * AWS key pair for a region (docs/providers.md). Keys are never quoted back, only counted.
+ */
+function assertProviderKeys(
+  provider: ChannelProvider,
+  settings: { region?: string },
+  keys: string[],
+  field: 'keys' | 'key',
+): void {
+  if (provider !== 'bedrock') return;
+  const fields: { field: string; message: string }[] = [];
+  if (!settings.region)
+    fields.push({
+      field: 'providerSettings.region',
+      message: 'a bedrock channel needs providerSettings.region, like us-east-1',
+    });
+  const malformed = keys.filter((key) => !isAwsKeyPair(key)).length;
+  if (malformed > 0)
+    fields.push({
+      field,
+      message: `a bedrock key is ACCESS_KEY_ID:SECRET_ACCESS_KEY, optionally followed by :SESSION_TOKEN (${malformed} of ${keys.length} ${malformed === 1 ? 'is' : 'are'} not)`,
+    });
+  if (fields.length > 0)
+    throw new ApiError('validation_failed', fields.map((f) => f.message).join('; '), fields);
 }

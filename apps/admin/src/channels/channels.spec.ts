@@ -19,6 +19,9 @@ interface ChannelView {
   [field: string]: unknown;
 }
 
+/** AWS's documented example key pair, in the bedrock key format. */
+const AWS_KEY_PAIR = 'AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
 describe('channels', () => {
   let h: AdminHarness;
   let admin: Session;
@@ -132,11 +135,27 @@ describe('channels', () => {
       provider: 'anthropic',
       providerSettings: { anthropicVersion: '2023-06-01' },
     });
+    // Bedrock signs with an AWS key pair: the channel's keys must become one.
+    const keptKeys = await api
+      .patch(`/api/channels/${anthropic.id}`, {
+        version: anthropic.version,
+        provider: 'bedrock',
+        providerSettings: { region: 'eu-west-1' },
+      })
+      .expect(400);
+    expect(keptKeys.body.error.fields).toEqual([
+      {
+        field: 'keys',
+        message:
+          'a bedrock key is ACCESS_KEY_ID:SECRET_ACCESS_KEY, optionally followed by :SESSION_TOKEN (1 of 1 is not)',
+      },
+    ]);
     const updated = await api
       .patch(`/api/channels/${anthropic.id}`, {
         version: anthropic.version,
         provider: 'bedrock',
         providerSettings: { region: 'eu-west-1' },
+        keys: [AWS_KEY_PAIR],
       })
       .expect(200);
     expect(updated.body).toMatchObject({
@@ -170,6 +189,43 @@ describe('channels', () => {
       'providerSettings.extra',
       'providerSettings.region',
     ]);
+  });
+
+  it('takes a bedrock channel with an AWS key pair and a region, refusing anything else with a clear 400', async () => {
+    const withToken = `${AWS_KEY_PAIR}:IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN`;
+    const bedrock = await create({
+      provider: 'bedrock',
+      providerSettings: { region: 'us-west-2' },
+      baseUrl: 'https://bedrock-runtime.us-west-2.amazonaws.com',
+      keys: [AWS_KEY_PAIR, withToken],
+    });
+    expect(bedrock).toMatchObject({
+      provider: 'bedrock',
+      providerSettings: { region: 'us-west-2' },
+      keys: [{ lastFour: 'EKEY' }, { lastFour: 'OKEN' }],
+    });
+    expect(JSON.stringify(bedrock)).not.toContain('wJalrXUtnFEMI');
+    const refused = await api
+      .post(
+        '/api/channels',
+        channelBody({ provider: 'bedrock', keys: ['sk-not-an-aws-key-pair', AWS_KEY_PAIR] }),
+      )
+      .expect(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'validation_failed',
+      fields: [
+        {
+          field: 'providerSettings.region',
+          message: 'a bedrock channel needs providerSettings.region, like us-east-1',
+        },
+        {
+          field: 'keys',
+          message:
+            'a bedrock key is ACCESS_KEY_ID:SECRET_ACCESS_KEY, optionally followed by :SESSION_TOKEN (1 of 2 is not)',
+        },
+      ],
+    });
+    expect(refused.text).not.toContain('sk-not-an-aws-key-pair');
   });
 
   it('lists with paging and filters by status, model (exact, prefix* or *suffix), group, kind and name', async () => {

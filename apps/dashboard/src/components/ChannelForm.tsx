@@ -34,11 +34,22 @@ const PROVIDERS: { value: Provider; label: string }[] = [
 
 /** The one setting a provider needs besides its base URL and keys (docs/providers.md). */
 const PROVIDER_SETTING: Partial<
-  Record<Provider, { name: keyof ProviderSettings; label: string; placeholder: string }>
+  Record<
+    Provider,
+    { name: keyof ProviderSettings; label: string; placeholder: string; required?: boolean }
+  >
 > = {
   anthropic: { name: 'anthropicVersion', label: 'Anthropic version', placeholder: '2023-06-01' },
   azure: { name: 'apiVersion', label: 'Azure API version', placeholder: '2024-10-21' },
-  bedrock: { name: 'region', label: 'AWS region', placeholder: 'us-east-1' },
+  bedrock: { name: 'region', label: 'AWS region', placeholder: 'us-east-1', required: true },
+};
+
+/** Where a provider's API lives, as the base URL field suggests it. */
+const BASE_URL_PLACEHOLDER: Partial<Record<Provider, string>> = {
+  anthropic: 'https://api.anthropic.com',
+  azure: 'https://my-resource.openai.azure.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+  bedrock: 'https://bedrock-runtime.us-east-1.amazonaws.com',
 };
 
 function limitText(value: number | null | undefined): string {
@@ -88,7 +99,12 @@ export function ChannelForm(props: {
             )
           : await call(
               api.POST('/api/channels/upstream-models', {
-                body: { baseUrl: baseUrl.trim(), key: firstKey ?? '' },
+                body: {
+                  baseUrl: baseUrl.trim(),
+                  key: firstKey ?? '',
+                  provider,
+                  providerSettings: providerSettings(),
+                },
               }),
             );
       if (!answer.ok) {
@@ -107,16 +123,20 @@ export function ChannelForm(props: {
     }
   };
 
+  const providerSettings = (): ProviderSettings => {
+    const own = PROVIDER_SETTING[provider];
+    return own && setting.trim() !== '' ? { [own.name]: setting.trim() } : {};
+  };
+
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const own = PROVIDER_SETTING[provider];
     const body = {
       name: name.trim(),
       kind,
       provider,
-      providerSettings: own && setting.trim() !== '' ? { [own.name]: setting.trim() } : {},
+      providerSettings: providerSettings(),
       baseUrl: baseUrl.trim(),
       models: listOf(models),
       modelMapping: parseMapping(mapping),
@@ -186,7 +206,12 @@ export function ChannelForm(props: {
               value={setting}
               onInput={setSetting}
               placeholder={PROVIDER_SETTING[provider].placeholder}
-              hint="Empty: the gateway's default."
+              required={PROVIDER_SETTING[provider].required === true}
+              hint={
+                PROVIDER_SETTING[provider].required
+                  ? 'Requests are signed for this region.'
+                  : "Empty: the gateway's default."
+              }
               error={fields[`providerSettings.${PROVIDER_SETTING[provider].name}`]}
             />
           )}
@@ -197,7 +222,7 @@ export function ChannelForm(props: {
           value={baseUrl}
           onInput={setBaseUrl}
           required
-          placeholder="https://api.example.com"
+          placeholder={BASE_URL_PLACEHOLDER[provider] ?? 'https://api.example.com'}
           error={fields.baseUrl}
         />
         <TextField
@@ -207,11 +232,18 @@ export function ChannelForm(props: {
           value={keys}
           onInput={setKeys}
           required={!existing}
-          hint={
+          {...(provider === 'bedrock'
+            ? { placeholder: 'ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]' }
+            : {})}
+          hint={`${
+            provider === 'bedrock'
+              ? 'One AWS access key pair per line, ACCESS_KEY_ID:SECRET_ACCESS_KEY, with :SESSION_TOKEN for temporary credentials. '
+              : ''
+          }${
             existing
               ? `Leave empty to keep the ${existing.keys.length} current keys. Keys already there keep their statistics.`
               : 'Stored encrypted; only their last four characters are shown again.'
-          }
+          }`}
           error={fields.keys}
         />
         <TextField

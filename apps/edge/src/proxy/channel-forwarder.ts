@@ -75,6 +75,7 @@ export class ChannelForwarder {
       providerPath: adapter !== null,
       secret,
       headers: converted?.headers,
+      sign: converted?.sign,
       body: converted?.body ?? bodyFor(request.body, candidate.upstreamModel),
       requestId: request.requestId,
       accept: request.body.stream ? 'text/event-stream' : 'application/json',

@@ -29,6 +29,9 @@ export type Answer =
       translator?: StreamTranslator;
     };
 
+/** Server-sent events, and AWS's binary event stream (Bedrock's ConverseStream). */
+const STREAM_TYPES = /text\/event-stream|application\/vnd\.amazon\.eventstream/;
+
 /**
  * Reads an answer up to its first body chunk, which must come within `firstChunkMs` of the
  * headers: an upstream (or relay) that sends its headers and then nothing would otherwise
@@ -39,7 +42,7 @@ export type Answer =
 export async function receive(response: UpstreamResponse, firstChunkMs: number): Promise<Answer> {
   const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await firstChunk(response, chunks, firstChunkMs);
-  if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+  if (!STREAM_TYPES.test(String(response.headers['content-type'] ?? ''))) {
     const parts = first.done ? [] : [first.value];
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       parts.push(next.value);

@@ -21,6 +21,8 @@ export interface UpstreamCall {
   secret: string;
   /** A provider's own authentication headers, sent instead of `Authorization: Bearer`. */
   headers?: Record<string, string>;
+  /** A provider that signs each request (Bedrock): the signature for the URL it goes to. */
+  sign?(url: URL): Promise<Record<string, string>>;
   body: Buffer;
   requestId: string;
   accept?: string;
@@ -70,15 +72,17 @@ export class UpstreamClient implements OnApplicationShutdown {
 
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
     const target = call.providerPath ? this.providerTarget(call) : this.openAITarget(call);
+    const signature = call.sign ? await call.sign(new URL(target.path, target.origin)) : {};
     try {
       return await this.agent.request({
         origin: target.origin,
         path: target.path,
         method: 'POST',
         headers: {
-          ...(call.headers ?? { authorization: `Bearer ${call.secret}` }),
           'content-type': 'application/json',
           accept: call.accept ?? 'application/json',
+          ...(call.headers ?? { authorization: `Bearer ${call.secret}` }),
+          ...signature,
           'x-request-id': call.requestId,
           'user-agent': 'switchyard-gateway',
         },

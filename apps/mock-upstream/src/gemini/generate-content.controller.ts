@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { embed } from '../openai/embeddings.controller.js';
 import { ExchangeService, writeEvents } from '../openai/exchange.js';
@@ -32,6 +32,22 @@ interface BatchEmbedRequest {
 @Controller('v1beta/models')
 export class GenerateContentController {
   constructor(private readonly exchanges: ExchangeService) {}
+
+  /** `models.list`: what the key may call, each with the methods it supports. */
+  @Get()
+  list(): unknown {
+    return {
+      models: [
+        ['gemini-2.5-flash', ['generateContent', 'countTokens', 'createCachedContent']],
+        ['gemini-embedding-001', ['embedContent', 'countTokens']],
+        ['aqa', ['generateAnswer']],
+      ].map(([name, methods]) => ({
+        name: `models/${name as string}`,
+        displayName: name,
+        supportedGenerationMethods: methods,
+      })),
+    };
+  }
 
   @Post(':target')
   @HttpCode(200)

@@ -25,6 +25,8 @@ export interface Dialect {
   keyHeaders: string[];
   keyOf(request: FastifyRequest): string | undefined;
   error(status: number, overrides?: { type?: string; code?: string; message?: string }): unknown;
+  /** Headers that name the error (AWS's `x-amzn-errortype`), for providers whose body does not. */
+  errorHeaders?(status: number, overrides?: { code?: string }): Record<string, string>;
   /** The statuses of an unknown and of a deactivated key; 401 for both unless it says otherwise. */
   refusals?: { unknownKey: number; bannedKey: number };
 }
@@ -72,22 +74,28 @@ export class ExchangeService {
     const admission = this.accounts.admit(key, promptTokens);
     if (admission.kind === 'unknown') {
       const status = dialect.refusals?.unknownKey ?? 401;
-      await reply.status(status).send(
-        dialect.error(status, {
-          code: 'invalid_api_key',
-          message: `Incorrect API key provided: ${maskKey(key)}.`,
-        }),
-      );
+      await reply
+        .status(status)
+        .headers(dialect.errorHeaders?.(status, { code: 'invalid_api_key' }) ?? {})
+        .send(
+          dialect.error(status, {
+            code: 'invalid_api_key',
+            message: `Incorrect API key provided: ${maskKey(key)}.`,
+          }),
+        );
       return null;
     }
     if (admission.kind === 'banned') {
       const status = dialect.refusals?.bannedKey ?? 401;
-      await reply.status(status).send(
-        dialect.error(status, {
-          code: 'account_deactivated',
-          message: 'This account has been deactivated.',
-        }),
-      );
+      await reply
+        .status(status)
+        .headers(dialect.errorHeaders?.(status, { code: 'account_deactivated' }) ?? {})
+        .send(
+          dialect.error(status, {
+            code: 'account_deactivated',
+            message: 'This account has been deactivated.',
+          }),
+        );
       return null;
     }
     if (admission.kind === 'limited') {
@@ -96,6 +104,7 @@ export class ExchangeService {
       await reply
         .status(429)
         .header('retry-after', String(admission.retryAfterSeconds))
+        .headers(dialect.errorHeaders?.(429) ?? {})
         .send(dialect.error(429, { type, message }));
       return null;
     }
@@ -138,20 +147,30 @@ export class ExchangeService {
     }
     if (fault.status) {
       lease.finish('failed', 0);
-      await reply.status(fault.status).send(dialect.error(fault.status));
+      await reply
+        .status(fault.status)
+        .headers(dialect.errorHeaders?.(fault.status) ?? {})
+        .send(dialect.error(fault.status));
       return null;
     }
     return { lease, fault, reply, signal: abort.signal };
   }
 }
 
-/** Writes server-sent events with back-pressure, honouring the fault's delays and cut. */
-export async function writeEvents(exchange: Exchange, events: string[]): Promise<boolean> {
+/**
+ * Writes server-sent events (or, with another content type, binary event frames) with
+ * back-pressure, honouring the fault's delays and cut.
+ */
+export async function writeEvents(
+  exchange: Exchange,
+  events: (string | Uint8Array)[],
+  contentType = 'text/event-stream; charset=utf-8',
+): Promise<boolean> {
   const { reply, fault, signal } = exchange;
   reply.hijack();
   const socket = reply.raw;
   socket.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': contentType,
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });

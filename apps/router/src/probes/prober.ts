@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { outcomeOfStatus } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
-import { chatAdapterFor, type ChatAdapter } from '@switchyard/providers';
+import { chatAdapterFor, outboundHeaders, type ChatAdapter } from '@switchyard/providers';
 import { type StoredChannel, type StoredKey } from '@switchyard/gateway-store';
 import { isWildcard, upstreamTarget } from '@switchyard/routing';
 import { SecretCipher } from '@switchyard/security';
@@ -134,11 +134,13 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
         false,
       );
       const base = new URL(channel.baseUrl);
+      const path = `${base.pathname.replace(/\/+$/, '')}${outbound.path}`;
+      const headers = await outboundHeaders(outbound, new URL(path, base.origin));
       const response = await this.agent.request({
         origin: base.origin,
-        path: `${base.pathname.replace(/\/+$/, '')}${outbound.path}`,
+        path,
         method: 'POST',
-        headers: { ...outbound.headers, 'content-type': 'application/json' },
+        headers: { ...headers, 'content-type': 'application/json' },
         body: outbound.body,
       });
       const body = Buffer.from(await response.body.arrayBuffer());

@@ -5,6 +5,31 @@ import { toGeminiRequest } from './gemini-request.js';
 
 // Gemini's Generative Language API, v1beta (https://ai.google.dev/api).
 
+/**
+ * Gemini says in a 400's body what is not the caller's fault: a revoked or unknown key
+ * (reason API_KEY_INVALID) is a banned key for the router; FAILED_PRECONDITION (the
+ * account's region is not served, its billing is off) is the channel's failure, so the
+ * request fails over and the channel's health pays for it.
+ */
+function geminiHealthStatus(status: number, body: Buffer): number {
+  if (status !== 400) return status;
+  const text = body.toString('utf8');
+  if (text.includes('API_KEY_INVALID')) return 401;
+  return geminiStatusOf(text) === 'FAILED_PRECONDITION' ? 502 : status;
+}
+
+/** The `status` of Google's error body, when it is one. */
+function geminiStatusOf(text: string): string | undefined {
+  try {
+    const parsed = JSON.parse(text) as
+      { error?: { status?: unknown } } | { error?: { status?: unknown } }[];
+    const status = (Array.isArray(parsed) ? parsed[0] : parsed)?.error?.status;
+    return typeof status === 'string' ? status : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const geminiAdapter: ChatAdapter = {
   chatRequest({ body, upstreamModel, secret }, stream) {
     const model = encodeURIComponent(upstreamModel.replace(/^models\//, ''));
@@ -19,9 +44,6 @@ export const geminiAdapter: ChatAdapter = {
   chatAnswer: geminiAnswer,
   chatStream: (context) => new GeminiStreamTranslator(context),
   error: geminiError,
-  // Gemini refuses a revoked or unknown key with a 400 INVALID_ARGUMENT whose reason is
-  // API_KEY_INVALID: for the router that is a banned key, not the client's mistake.
-  healthStatus: (status, body) =>
-    status === 400 && body.includes('API_KEY_INVALID') ? 401 : status,
+  healthStatus: geminiHealthStatus,
   embeddings: geminiEmbeddings,
 };

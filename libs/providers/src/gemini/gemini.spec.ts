@@ -511,6 +511,27 @@ describe('gemini errors', () => {
       }),
     );
     expect(geminiAdapter.healthStatus(400, revoked)).toBe(401);
+    // FAILED_PRECONDITION is the account's state (region not served, billing off), not the
+    // caller's mistake: a server error for the router, so the request fails over.
+    for (const message of [
+      'User location is not supported for the API use.',
+      'Gemini API free tier is not available in your country. Please enable billing on your project in Google AI Studio.',
+    ]) {
+      const precondition = Buffer.from(
+        JSON.stringify({ error: { code: 400, message, status: 'FAILED_PRECONDITION' } }),
+      );
+      expect(geminiAdapter.healthStatus(400, precondition)).toBe(502);
+    }
+    expect(
+      geminiAdapter.healthStatus(
+        400,
+        Buffer.from(
+          JSON.stringify({
+            error: { code: 400, message: 'FAILED_PRECONDITION', status: 'INVALID_ARGUMENT' },
+          }),
+        ),
+      ),
+    ).toBe(400);
     const html = geminiAdapter.error(502, Buffer.from('<html>Bad gateway</html>'));
     expect(JSON.parse(html.body.toString()).error).toMatchObject({ type: 'server_error' });
   });

@@ -1,0 +1,338 @@
+import { eventually, query } from '@switchyard/testing';
+import type OpenAI from 'openai';
+import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+
+// The openai SDK as the client, a bedrock channel behind the gateway: the edge converts to
+// Converse, signs with the channel's key pair (which the mock verifies with the account's
+// secret), decodes ConverseStream's binary frames and meters what Bedrock reported
+// (docs/providers.md).
+
+interface UsageRow {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cost: string;
+  status: number;
+  stream: boolean;
+  channelId: number;
+}
+
+const UPSTREAM_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
+
+/** A fresh AWS key pair, registered as an account of the mock. */
+async function freshKeyPair(stack: Stack): Promise<string> {
+  const id = uniqueName('AKIA')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase()
+    .slice(0, 20)
+    .padEnd(20, '0');
+  const key = `${id}:${uniqueName('secret')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(40, 'x')}`;
+  await stack.mockAccount(key);
+  return key;
+}
+
+describe('gateway: bedrock channels', () => {
+  const stack = new Stack({ metering: true });
+  let token: { id: number; key: string };
+  let client: OpenAI;
+  let model: string;
+  let account: string;
+  let channelId: number;
+
+  beforeAll(async () => {
+    await stack.start();
+    token = await stack.createToken();
+    client = stack.client(token.key);
+    model = uniqueName('bedrock');
+    // Per million tokens: 1 USD in, 0.10 USD cached in, 2 USD out.
+    await query(
+      stack.databaseUrl,
+      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "cachedInputPrice", "updatedAt")
+       VALUES ($1, 1000000, 2000000, 100000, now())`,
+      [model],
+    );
+    await stack.publish('price.changed', { model });
+    account = await freshKeyPair(stack);
+    channelId = (
+      await stack.createChannel({
+        models: [model],
+        keys: [account],
+        provider: 'bedrock',
+        providerSettings: { region: 'eu-central-1' },
+        modelMapping: { [model]: UPSTREAM_MODEL },
+      })
+    ).id;
+    await stack.routable(token.key, model);
+  });
+
+  afterAll(() => stack.stop());
+
+  async function usageRow(requestId: string): Promise<UsageRow> {
+    return eventually(
+      async () =>
+        (
+          await query<UsageRow>(
+            stack.databaseUrl,
+            `SELECT "promptTokens", "completionTokens", "cachedTokens", cost::text, status, stream, "channelId"
+             FROM "UsageLog" WHERE "requestId" = $1`,
+            [requestId],
+          )
+        )[0],
+      5_000,
+      `usage row ${requestId}`,
+    );
+  }
+
+  const weather: OpenAI.ChatCompletionTool = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  };
+
+  it('answers a chat completion from Converse, signed for the region, with usage and its usage row', async () => {
+    const { data, response } = await client.chat.completions
+      .create({
+        model,
+        messages: [
+          { role: 'system', content: 'Answer like a mock would.' },
+          { role: 'user', content: 'hello bedrock' },
+        ],
+        max_tokens: 100,
+        temperature: 0.5,
+        stop: ['END'],
+      })
+      .withResponse();
+    expect(data).toMatchObject({
+      object: 'chat.completion',
+      model: UPSTREAM_MODEL,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Echo: hello bedrock' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 },
+    });
+    expect(data.usage?.prompt_tokens_details?.cached_tokens).toBe(7);
+
+    const [sent] = (await stack.mockRequests(account)).slice(-1);
+    expect(sent!.path).toBe('/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse');
+    expect(sent!.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(sent!.body).toEqual({
+      messages: [{ role: 'user', content: [{ text: 'hello bedrock' }] }],
+      system: [{ text: 'Answer like a mock would.' }],
+      inferenceConfig: { maxTokens: 100, temperature: 0.5, stopSequences: ['END'] },
+    });
+    expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      promptTokens: 11,
+      completionTokens: 5,
+      cachedTokens: 7,
+      // 4 uncached * 1 + 7 cached * 0.1 + 5 * 2 micro-dollars = 14.7, rounded up.
+      cost: '15',
+      status: 200,
+      stream: false,
+      channelId,
+    });
+  });
+
+  it('streams OpenAI chunks from ConverseStream frames, ending with the include_usage chunk and [DONE]', async () => {
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'stream me three words' }],
+      })
+      .withResponse();
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(
+      'Echo: stream me three words',
+    );
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('stop');
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 6, completion_tokens: 7, total_tokens: 13 },
+    });
+    expect((await stack.mockRequests(account)).at(-1)!.path).toBe(
+      '/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream',
+    );
+    expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      promptTokens: 6,
+      completionTokens: 7,
+      stream: true,
+      channelId,
+    });
+  });
+
+  it('round-trips a tool call: toolUse out (streamed too), toolResult back in', async () => {
+    const question = { role: 'user' as const, content: 'weather in Paris?' };
+    const first = await client.chat.completions.create({
+      model,
+      messages: [question],
+      tools: [weather],
+      tool_choice: 'required',
+    });
+    const choice = first.choices[0]!;
+    expect(choice.finish_reason).toBe('tool_calls');
+    const call = choice.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+    expect(call.id).toMatch(/^tooluse_/);
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'example city' });
+    expect((await stack.mockRequests(account)).at(-1)!.body.toolConfig).toEqual({
+      tools: [
+        {
+          toolSpec: {
+            name: 'get_weather',
+            description: 'Weather in a city',
+            inputSchema: { json: weather.function.parameters },
+          },
+        },
+      ],
+      toolChoice: { any: {} },
+    });
+
+    const second = await client.chat.completions.create({
+      model,
+      tools: [weather],
+      messages: [
+        question,
+        choice.message,
+        { role: 'tool', tool_call_id: call.id, content: '18 degrees and sunny' },
+      ],
+    });
+    expect(second.choices[0]).toMatchObject({
+      finish_reason: 'stop',
+      message: { content: 'Echo: 18 degrees and sunny' },
+    });
+    const [sent] = (await stack.mockRequests(account)).slice(-1);
+    expect((sent!.body.messages as unknown[]).slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { toolUse: { toolUseId: call.id, name: 'get_weather', input: { city: 'example city' } } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { toolResult: { toolUseId: call.id, content: [{ text: '18 degrees and sunny' }] } },
+        ],
+      },
+    ]);
+
+    const stream = client.chat.completions.stream({
+      model,
+      messages: [{ role: 'user', content: 'weather?' }],
+      tools: [weather],
+    });
+    const final = await stream.finalChatCompletion();
+    const streamed = final.choices[0]!.message
+      .tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+    expect(final.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(streamed.id).toMatch(/^tooluse_/);
+    expect(JSON.parse(streamed.function.arguments)).toEqual({ city: 'example city' });
+  });
+
+  it('sends data-URL images as bytes and refuses image URLs and embeddings with 400s', async () => {
+    const answer = await client.chat.completions.create({
+      model,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    });
+    expect(answer.choices[0]!.message.content).toBe('Echo: what is this? (1 image)');
+    const [sent] = (await stack.mockRequests(account)).slice(-1);
+    expect((sent!.body.messages as { content: unknown[] }[])[0]!.content[1]).toEqual({
+      image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } },
+    });
+    await expect(
+      client.chat.completions.create({
+        model,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }],
+          },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 400, param: 'messages[0].content[0]' });
+    await expect(client.embeddings.create({ model, input: 'x' })).rejects.toMatchObject({
+      status: 400,
+      error: { message: expect.stringContaining('does not offer this endpoint') },
+    });
+  });
+
+  it("renders Bedrock's errors in OpenAI's shape", async () => {
+    await stack.mockFault({ key: account, status: 400, times: 1 });
+    await expect(
+      client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'ValidationException',
+    });
+  });
+
+  it('fails over from a failing bedrock channel to an openai channel, and disables a key pair AWS refuses', async () => {
+    const shared = uniqueName('shared-bedrock');
+    const flaky = await freshKeyPair(stack);
+    // The mock knows this access key id, but not with this secret: the signature is wrong.
+    const wrongSecret = `${flaky.split(':')[0]}:${'w'.repeat(40)}`;
+    await stack.createChannel({
+      models: [shared],
+      keys: [flaky],
+      provider: 'bedrock',
+      providerSettings: { region: 'us-east-1' },
+      modelMapping: { [shared]: UPSTREAM_MODEL },
+      priority: 20,
+    });
+    const refused = await stack.createChannel({
+      models: [shared],
+      keys: [wrongSecret],
+      provider: 'bedrock',
+      providerSettings: { region: 'us-east-1' },
+      modelMapping: { [shared]: UPSTREAM_MODEL },
+      priority: 10,
+    });
+    const fallback = await stack.createChannel({
+      models: [shared],
+      keys: [await freshAccount(stack)],
+    });
+    await stack.routable(token.key, shared);
+    await stack.mockFault({ key: flaky, status: 503, times: 1 });
+    const { data, response } = await client.chat.completions
+      .create({ model: shared, messages: [{ role: 'user', content: 'anyone there?' }] })
+      .withResponse();
+    expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
+    expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+    expect((await stack.mockStats(flaky)).failed).toBe(1);
+    await eventually(
+      async () =>
+        (
+          await query<{ status: string }>(
+            stack.databaseUrl,
+            'SELECT status FROM "ChannelKey" WHERE "channelId" = $1',
+            [refused.id],
+          )
+        )[0]?.status === 'auto_disabled'
+          ? true
+          : undefined,
+      5_000,
+      'the refused key pair disabled',
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import { ChatEnv } from '@switchyard/config';
 import { API_BODY_LIMITS } from '@switchyard/contracts';
 import { type ServiceDefinition } from '@switchyard/service';
+import { acceptImageBodies } from './attachments/image-body.js';
 import { ChatModule } from './chat.module.js';
 import { serveOpenApi } from './openapi.js';
 
@@ -13,5 +14,8 @@ export const chatDefinition: ServiceDefinition<ChatEnv> = {
   // The web app forwards the API: its X-Forwarded-For names the browser (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
   bodyLimit: () => API_BODY_LIMITS.chat,
-  configure: (app) => serveOpenApi(app),
+  configure: (app) => {
+    acceptImageBodies(app);
+    serveOpenApi(app);
+  },
 };

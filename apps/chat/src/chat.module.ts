@@ -7,6 +7,7 @@ import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { ApiExceptionFilter, apiValidationPipe } from '@switchyard/service';
 import { A2aModule } from './a2a/a2a.module.js';
 import { A2aAgentsModule } from './a2a-agents/a2a-agents.module.js';
+import { AttachmentsModule } from './attachments/attachments.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { SessionGuard } from './auth/session.guard.js';
@@ -37,6 +38,7 @@ export class ChatModule {
         EditionsModule,
         ApiKeysModule,
         McpModule,
+        AttachmentsModule,
         ConversationsModule,
         A2aAgentsModule,
         A2aModule,

@@ -82,6 +82,11 @@ export const API_ERRORS = {
   username_taken: 409,
   email_taken: 409,
   invalid_assistant_link: 400,
+  /** Images attached to a message (docs/specification.md, "Images"). */
+  image_type_not_supported: 415,
+  image_too_large: 413,
+  too_many_images: 400,
+  model_cannot_see_images: 400,
   /** A reply stopped because the model kept calling tools (docs/tools.md). */
   tool_step_limit: 508,
   /** Stored on a reply the browser stopped waiting for; never sent as a response. */

@@ -12,8 +12,25 @@ export const API_BODY_LIMITS = {
   chat: 2 * MiB,
 } as const;
 
+/**
+ * Images users attach to chat messages (docs/specification.md, "Images"). An image is
+ * uploaded alone (`POST /api/attachments`, its bytes as the body), so its limit is the body
+ * limit of that route at both hops. The total per message keeps a request with every image
+ * as a data URL (a third larger) under the gateway's default `MAX_BODY_BYTES` (10 MiB).
+ */
+export const IMAGE_LIMITS = {
+  bytesPerImage: 5 * MiB,
+  imagesPerMessage: 4,
+  bytesPerMessage: 7 * MiB,
+} as const;
+
 /** The 413 message every hop gives, so clients see one wording whoever refused. */
 export function bodyTooLargeMessage(limitBytes?: number): string {
   const limit = limitBytes === undefined ? '' : ` (${limitBytes} bytes)`;
   return `The request body is larger than this API accepts${limit}`;
+}
+
+/** The 413 message for an image over `IMAGE_LIMITS.bytesPerImage`, at every hop. */
+export function imageTooLargeMessage(): string {
+  return `An image may have at most ${IMAGE_LIMITS.bytesPerImage / MiB} MiB`;
 }

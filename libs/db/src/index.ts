@@ -12,6 +12,7 @@ export type {
   A2aTask,
   AdminUser,
   ApiKeyRecord,
+  Attachment,
   AuditLog,
   Channel,
   ChannelKey,

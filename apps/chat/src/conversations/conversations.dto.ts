@@ -7,11 +7,14 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  IsUUID,
   Length,
   Matches,
   Max,
   Min,
 } from 'class-validator';
+import { IMAGE_LIMITS } from '@switchyard/contracts';
+import { AttachmentResponse } from '../attachments/attachments.dto.js';
 import { PageQuery } from '../common/page-query.js';
 import { MODEL_NAME } from '../common/platform.js';
 import { Optional } from '@switchyard/service';
@@ -101,6 +104,20 @@ export class SendMessageDto {
   @IsString()
   @Matches(MODEL_NAME, { message: MODEL_MESSAGE })
   model?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    maxItems: IMAGE_LIMITS.imagesPerMessage,
+    description:
+      'Images uploaded with POST /api/attachments and not sent yet, in order; only for models that read images',
+  })
+  @IsOptional()
+  @IsArray()
+  // Generous here: the service answers too_many_images with the real limit.
+  @ArrayMaxSize(64)
+  @IsUUID('all', { each: true, message: 'each attachment id must be a UUID' })
+  attachmentIds?: string[];
 }
 
 export class ConversationResponse {
@@ -124,6 +141,8 @@ export class MessageResponse {
   @ApiProperty({ enum: ['system', 'user', 'assistant'] }) role!: 'system' | 'user' | 'assistant';
   @ApiProperty() content!: string;
   @ApiProperty({ type: [String], description: 'Drawing results' }) imageUrls!: string[];
+  @ApiProperty({ type: [AttachmentResponse], description: 'Images the user attached' })
+  attachments!: AttachmentResponse[];
   @ApiProperty({ type: String, nullable: true }) model!: string | null;
   @ApiProperty({ enum: ['complete', 'partial', 'failed'] }) status!:
     'complete' | 'partial' | 'failed';

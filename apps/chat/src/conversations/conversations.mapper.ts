@@ -1,5 +1,7 @@
-import { type Conversation, type Message } from '@switchyard/db';
+import { type Conversation } from '@switchyard/db';
+import { toAttachment } from '../attachments/attachments.service.js';
 import { type ConversationResponse, type MessageResponse } from './conversations.dto.js';
+import { type MessageWithAttachments } from './conversations.repository.js';
 
 export function toConversation(conversation: Conversation): ConversationResponse {
   return {
@@ -12,12 +14,13 @@ export function toConversation(conversation: Conversation): ConversationResponse
   };
 }
 
-export function toMessage(message: Message): MessageResponse {
+export function toMessage(message: MessageWithAttachments): MessageResponse {
   return {
     id: Number(message.id),
     role: message.role,
     content: message.content,
     imageUrls: message.imageUrls,
+    attachments: message.attachments.map(toAttachment),
     model: message.model,
     status: message.status,
     errorCode: message.errorCode,

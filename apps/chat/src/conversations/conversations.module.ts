@@ -3,6 +3,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module.js';
 import { RecordRotation } from '../api-keys/record-rotation.js';
 import { A2aAgentsModule } from '../a2a-agents/a2a-agents.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
+import { AttachmentsModule } from '../attachments/attachments.module.js';
 import { ModelsModule } from '../models/models.module.js';
 import { ToolLoopService } from '../tools/tool-loop.service.js';
 import { UpstreamClient } from '../upstream/upstream-client.js';
@@ -12,7 +13,7 @@ import { ConversationsService } from './conversations.service.js';
 import { MessagesService } from './messages.service.js';
 
 @Module({
-  imports: [ModelsModule, ApiKeysModule, McpModule, A2aAgentsModule],
+  imports: [ModelsModule, AttachmentsModule, ApiKeysModule, McpModule, A2aAgentsModule],
   exports: [MessagesService, RecordRotation],
   controllers: [ConversationsController],
   providers: [

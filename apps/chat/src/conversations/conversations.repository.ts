@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '@switchyard/contracts';
 import {
   MessageRole,
   MessageStatus,
@@ -7,6 +8,7 @@ import {
   type Conversation,
   type Message,
 } from '@switchyard/db';
+import { type AttachmentInfo } from '../attachments/attachments.service.js';
 import { utcDay } from '../usage/usage-day.js';
 
 export interface Rows<T> {
@@ -19,6 +21,16 @@ export interface RowWindow {
   skip: number;
   take: number;
 }
+
+/** A message with the images attached to it, in their order. */
+export type MessageWithAttachments = Message & { attachments: AttachmentInfo[] };
+
+const WITH_ATTACHMENTS = {
+  attachments: {
+    select: { id: true, mediaType: true, byteSize: true },
+    orderBy: { position: 'asc' },
+  },
+} satisfies Prisma.MessageInclude;
 
 export interface AssistantReply {
   conversationId: string;
@@ -85,9 +97,14 @@ export class ConversationsRepository {
     return count === 0 ? null : this.findOwned(id, userId);
   }
 
-  /** Whether a conversation of the user's was deleted (its messages go with it). */
+  /** Whether a conversation of the user's was deleted (its messages and images go with it). */
   async deleteOwned(id: string, userId: number): Promise<boolean> {
-    const { count } = await this.prisma.conversation.deleteMany({ where: { id, userId } });
+    const [, { count }] = await this.prisma.$transaction([
+      this.prisma.attachment.deleteMany({
+        where: { message: { conversationId: id, conversation: { userId } } },
+      }),
+      this.prisma.conversation.deleteMany({ where: { id, userId } }),
+    ]);
     return count > 0;
   }
 
@@ -101,7 +118,7 @@ export class ConversationsRepository {
     window: RowWindow,
     start: 'oldest' | 'latest',
     before: bigint | null,
-  ): Promise<Rows<Message> | null> {
+  ): Promise<Rows<MessageWithAttachments> | null> {
     let where: Prisma.MessageWhereInput = { conversationId };
     if (before !== null) {
       const cursor = await this.prisma.message.findFirst({
@@ -121,6 +138,7 @@ export class ConversationsRepository {
     const listed = await this.rowsAndTotal(
       this.prisma.message.findMany({
         where,
+        include: WITH_ATTACHMENTS,
         orderBy: [{ createdAt: order }, { id: order }],
         ...window,
       }),
@@ -130,30 +148,39 @@ export class ConversationsRepository {
     return listed;
   }
 
-  /** Deletes the message and every message after it (regenerate, edit and resend);
-   * false when the conversation holds no such message. */
+  /**
+   * Deletes the message and every message after it (regenerate, edit and resend); false
+   * when the conversation holds no such message. Their images are kept, unsent again, so
+   * the question can be sent again with them.
+   */
   async deleteFrom(conversationId: string, messageId: bigint): Promise<boolean> {
     const first = await this.prisma.message.findFirst({
       where: { id: messageId, conversationId },
       select: { id: true, createdAt: true },
     });
     if (!first) return false;
-    await this.prisma.message.deleteMany({
-      where: {
-        conversationId,
-        OR: [
-          { createdAt: { gt: first.createdAt } },
-          { createdAt: first.createdAt, id: { gte: first.id } },
-        ],
-      },
-    });
+    const from = {
+      conversationId,
+      OR: [
+        { createdAt: { gt: first.createdAt } },
+        { createdAt: first.createdAt, id: { gte: first.id } },
+      ],
+    } satisfies Prisma.MessageWhereInput;
+    await this.prisma.$transaction([
+      this.prisma.attachment.updateMany({
+        where: { message: from },
+        data: { messageId: null, unsentSince: new Date() },
+      }),
+      this.prisma.message.deleteMany({ where: from }),
+    ]);
     return true;
   }
 
   /** The last `limit` messages worth sending upstream again, oldest first. */
-  async recentHistory(conversationId: string, limit: number): Promise<Message[]> {
+  async recentHistory(conversationId: string, limit: number): Promise<MessageWithAttachments[]> {
     if (limit === 0) return [];
     const rows = await this.prisma.message.findMany({
+      include: WITH_ATTACHMENTS,
       where: {
         conversationId,
         role: { in: [MessageRole.user, MessageRole.assistant] },
@@ -166,17 +193,35 @@ export class ConversationsRepository {
     return rows.reverse();
   }
 
-  async addUserMessage(conversationId: string, content: string, model: string): Promise<Message> {
-    const [message] = await this.prisma.$transaction([
-      this.prisma.message.create({
+  /**
+   * Saves the question with its images (the user's, unsent: checked before). An image sent
+   * meanwhile by another request fails the whole save with `conflict`.
+   */
+  async addUserMessage(
+    conversationId: string,
+    content: string,
+    model: string,
+    attachmentIds: string[] = [],
+  ): Promise<Message> {
+    return this.prisma.$transaction(async (tx) => {
+      const message = await tx.message.create({
         data: { conversationId, role: MessageRole.user, content, model },
-      }),
-      this.prisma.conversation.update({
+      });
+      for (const [position, id] of attachmentIds.entries()) {
+        const { count } = await tx.attachment.updateMany({
+          where: { id, messageId: null },
+          data: { messageId: message.id, position, unsentSince: null },
+        });
+        if (count === 0) {
+          throw new ApiError('conflict', `The image ${id} was sent with another message meanwhile`);
+        }
+      }
+      await tx.conversation.update({
         where: { id: conversationId },
         data: { updatedAt: new Date() },
-      }),
-    ]);
-    return message;
+      });
+      return message;
+    });
   }
 
   /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { skipTake } from '@switchyard/service';
 import { type Conversation } from '@switchyard/db';
+import { AttachmentsService } from '../attachments/attachments.service.js';
 import { type Principal } from '../auth/principal.js';
 import { type PageQuery } from '../common/page-query.js';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
@@ -30,6 +31,7 @@ export class ConversationsService {
     private readonly conversations: ConversationsRepository,
     private readonly models: ModelsService,
     private readonly mcpServers: McpServersService,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   async create(principal: Principal, dto: CreateConversationDto): Promise<ConversationResponse> {
@@ -75,7 +77,10 @@ export class ConversationsService {
   }
 
   async remove(principal: Principal, id: string): Promise<void> {
+    await this.findOwned(principal, id);
+    const images = await this.attachments.idsOfConversation(id);
     if (!(await this.conversations.deleteOwned(id, principal.id))) throw conversationNotFound(id);
+    await this.attachments.forgetBytes(images);
   }
 
   async messages(

@@ -1,9 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
-import { type ApiErrorCode } from '@switchyard/contracts';
+import { IMAGE_LIMITS, type ApiErrorCode } from '@switchyard/contracts';
 import { MessageStatus } from '@switchyard/db';
 import { Counter, Registry } from '@switchyard/observability';
+import type OpenAI from 'openai';
 import { RecordRotation } from '../api-keys/record-rotation.js';
+import { AttachmentsService, type AttachmentInfo } from '../attachments/attachments.service.js';
 import { type Principal } from '../auth/principal.js';
 import { ModelsService, type UsableModel } from '../models/models.service.js';
 import { MAX_TOOL_STEPS, ToolLoopService, type ModelTurn } from '../tools/tool-loop.service.js';
@@ -79,6 +81,13 @@ function emptyOutcome(): Outcome {
 
 type AttemptEnd = 'timeout' | 'cancelled';
 
+/** A stored or new message, as far as the model's turns need it. */
+interface TurnSource {
+  role: string;
+  content: string;
+  attachments: AttachmentInfo[];
+}
+
 @Injectable()
 export class MessagesService {
   private readonly logger = new Logger(MessagesService.name);
@@ -91,6 +100,7 @@ export class MessagesService {
     private readonly upstream: UpstreamClient,
     private readonly toolLoop: ToolLoopService,
     private readonly env: ChatEnv,
+    private readonly attachments: AttachmentsService,
     registry: Registry,
   ) {
     this.attempts = new Counter({
@@ -110,18 +120,22 @@ export class MessagesService {
     const conversation = await this.conversations.findOwned(conversationId, principal.id);
     if (!conversation) throw conversationNotFound(conversationId);
     const model = await this.models.resolveForUse(principal, dto.model ?? conversation.model);
+    const images = await this.attachments.forMessage(principal, dto.attachmentIds ?? [], model);
     const targets = await this.rotation.next(model.purpose);
     const history =
       model.purpose === 'drawing'
         ? []
         : await this.conversations.recentHistory(conversationId, this.env.CHAT_HISTORY_MESSAGES);
-    await this.conversations.addUserMessage(conversationId, dto.content, model.name);
-    const turns: ChatTurn[] = history.flatMap((message) =>
-      message.role === 'user' || message.role === 'assistant'
-        ? [{ role: message.role, content: message.content }]
-        : [],
+    await this.conversations.addUserMessage(
+      conversationId,
+      dto.content,
+      model.name,
+      images.map((image) => image.id),
     );
-    turns.push({ role: 'user', content: dto.content });
+    const turns = await this.turnsOf(
+      [...history, { role: 'user', content: dto.content, attachments: images }],
+      model.vision,
+    );
     return {
       userId: principal.id,
       conversationId,
@@ -130,6 +144,40 @@ export class MessagesService {
       turns,
       mcpServerIds: conversation.mcpServerIds,
     };
+  }
+
+  /**
+   * The conversation as the model reads it. A model that reads images gets each question's
+   * images as data URLs, the newest first while their total stays within one message's
+   * image limit (so a request stays within the gateway's body limit); older images, and
+   * every image for a model that reads none, are left out, their question's text kept.
+   */
+  private async turnsOf(messages: TurnSource[], vision: boolean): Promise<ChatTurn[]> {
+    let budget = IMAGE_LIMITS.bytesPerMessage;
+    const turns: ChatTurn[] = [];
+    for (const message of [...messages].reverse()) {
+      if (message.role === 'assistant') {
+        turns.push({ role: 'assistant', content: message.content });
+        continue;
+      }
+      if (message.role !== 'user') continue;
+      const parts: OpenAI.Chat.Completions.ChatCompletionContentPartImage[] = [];
+      for (const image of vision ? message.attachments : []) {
+        if (image.byteSize > budget) continue;
+        const url = await this.attachments.dataUrl(image);
+        if (url === null) continue;
+        budget -= image.byteSize;
+        parts.push({ type: 'image_url', image_url: { url } });
+      }
+      turns.push({
+        role: 'user',
+        content:
+          parts.length === 0
+            ? message.content
+            : [{ type: 'text', text: message.content }, ...parts],
+      });
+    }
+    return turns.reverse();
   }
 
   /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
@@ -256,7 +304,9 @@ export class MessagesService {
 
   private async draw(prepared: ReplyRequest, sink: EventSink): Promise<Outcome> {
     const outcome = emptyOutcome();
-    const prompt = prepared.turns.at(-1)?.content ?? '';
+    const last = prepared.turns.at(-1)?.content ?? '';
+    // A drawing model is never sent images, so its prompt is always the question's text.
+    const prompt = typeof last === 'string' ? last : '';
     for (const target of prepared.targets) {
       // The answer is one JSON body: the watchdog bounds the wait for all of it.
       const call = async (signal: AbortSignal) => {

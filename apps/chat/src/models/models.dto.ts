@@ -27,6 +27,8 @@ export type ToolModeName = (typeof TOOL_MODES)[number];
 const MAX_CONTEXT_TOKENS = 10_000_000;
 const CONTEXT_TOKENS_ABOUT =
   "The model's context window in tokens; the web app warns as a conversation nears it. null: unknown, no warning";
+const VISION_ABOUT =
+  'The model reads images: users may attach images to their messages (docs/specification.md, "Images")';
 const TOOL_MODE_MESSAGE = `toolMode must be one of ${TOOL_MODES.join(', ')}`;
 const TOOL_MODE_ABOUT =
   'How the model reaches MCP tools: native (the tools parameter), prompt (definitions in the system prompt) or off';
@@ -75,6 +77,11 @@ export class CreateModelDto {
   @Min(1, { message: 'contextTokens must be at least 1' })
   @Max(MAX_CONTEXT_TOKENS, { message: `contextTokens must be at most ${MAX_CONTEXT_TOKENS}` })
   contextTokens?: number | null;
+
+  @ApiPropertyOptional({ default: false, description: VISION_ABOUT })
+  @Optional()
+  @IsBoolean()
+  vision?: boolean;
 }
 
 export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
@@ -88,6 +95,7 @@ export class ModelResponse {
   @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
   @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
   contextTokens!: number | null;
+  @ApiProperty({ description: VISION_ABOUT }) vision!: boolean;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
@@ -100,6 +108,7 @@ export class VisibleModelResponse {
   @ApiProperty({ enum: TOOL_MODES }) toolMode!: ToolModeName;
   @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
   contextTokens!: number | null;
+  @ApiProperty({ description: VISION_ABOUT }) vision!: boolean;
 }
 
 export class ModelPageResponse extends PageOf(ModelResponse) {}

@@ -14,6 +14,7 @@ export interface ModelFields {
   open?: boolean;
   toolMode?: ToolMode;
   contextTokens?: number | null;
+  vision?: boolean;
 }
 
 @Injectable()

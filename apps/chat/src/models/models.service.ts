@@ -23,6 +23,7 @@ export interface UsableModel {
   name: string;
   purpose: PurposeName;
   toolMode: ToolModeName;
+  vision: boolean;
 }
 
 function toModel(model: ChatModel): ModelResponse {
@@ -34,6 +35,7 @@ function toModel(model: ChatModel): ModelResponse {
     open: model.open,
     toolMode: model.toolMode,
     contextTokens: model.contextTokens,
+    vision: model.vision,
     createdAt: model.createdAt.toISOString(),
     updatedAt: model.updatedAt.toISOString(),
   };
@@ -52,6 +54,7 @@ function toVisible(model: ChatModel): VisibleModelResponse {
     purpose: model.purpose,
     toolMode: model.toolMode,
     contextTokens: model.contextTokens,
+    vision: model.vision,
   };
 }
 
@@ -85,7 +88,12 @@ export class ModelsService {
         `You may not use the model "${name}": ask an administrator to open it or to give you permission`,
       );
     }
-    return { name: model.name, purpose: model.purpose, toolMode: model.toolMode };
+    return {
+      name: model.name,
+      purpose: model.purpose,
+      toolMode: model.toolMode,
+      vision: model.vision,
+    };
   }
 
   fromLink(link: string): FromLinkResponse {
@@ -112,6 +120,7 @@ export class ModelsService {
         open: dto.open ?? false,
         toolMode: dto.toolMode ?? 'off',
         contextTokens: dto.contextTokens ?? null,
+        vision: dto.vision ?? false,
       });
       this.logger.log({ message: 'model added', model: model.name, open: model.open });
       return toModel(model);

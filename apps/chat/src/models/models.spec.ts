@@ -62,6 +62,7 @@ describe('models', () => {
       purpose: 'drawing',
       toolMode: 'off',
       contextTokens: null,
+      vision: false,
     });
 
     await chat.api
@@ -175,6 +176,27 @@ describe('models', () => {
       .send({ contextTokens: null })
       .expect(200);
     expect(cleared.body.contextTokens).toBeNull();
+  });
+
+  it('says whether a model reads images, no by default, shown to users', async () => {
+    const model = await addModel({ name: 'sighted' });
+    expect(model).toMatchObject({ vision: false });
+    const user = await newUser(chat.api);
+    const set = await chat.api
+      .patch(`/api/admin/models/${model.id}`)
+      .set(admin)
+      .send({ vision: true, open: true })
+      .expect(200);
+    expect(set.body.vision).toBe(true);
+    const listed = (await chat.api.get('/api/models').set(bearer(user.token)).expect(200)).body
+      .items as { name: string; vision: boolean }[];
+    expect(listed.find((m) => m.name === 'sighted')?.vision).toBe(true);
+    const refused = await chat.api
+      .patch(`/api/admin/models/${model.id}`)
+      .set(admin)
+      .send({ vision: 'yes' })
+      .expect(400);
+    expect(refused.body.error.fields[0].field).toBe('vision');
   });
 
   it('deletes a model; a missing one is 404', async () => {

@@ -114,7 +114,7 @@ export async function sendMessage(
   harness: ChatHarness,
   token: string,
   conversationId: string,
-  body: { content: string; model?: string },
+  body: { content: string; model?: string; attachmentIds?: string[] },
 ): Promise<{ status: number; contentType: string; events: ReplyEvent[]; json: unknown }> {
   const response = await fetch(`${harness.url}/api/conversations/${conversationId}/messages`, {
     method: 'POST',
@@ -137,6 +137,8 @@ export interface MockUpstream {
   fault(key: string, fault: Record<string, unknown>, times?: number): Promise<void>;
   /** Requests each account received so far. */
   requests(): Promise<Record<string, number>>;
+  /** The bodies of the last requests `key` received, oldest first. */
+  received(key: string): Promise<unknown[]>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -167,6 +169,11 @@ export async function startMockUpstream(keys: string[]): Promise<MockUpstream> {
         requests: number;
       }[];
       return Object.fromEntries(stats.map((s) => [s.key, s.requests]));
+    },
+    received: async (key) => {
+      const path = `accounts/${encodeURIComponent(key)}/requests`;
+      const log = (await (await control('GET', path)).json()) as { body: unknown }[];
+      return log.map((entry) => entry.body);
     },
     reset: async () => {
       await control('POST', 'reset');

@@ -7,10 +7,10 @@ import { type UpstreamTarget } from './upstream-target.js';
 // "Upstream formats": OpenAI format only). Retries are ours, across records, so the client
 // never retries on its own.
 
-export interface ChatTurn {
-  role: 'user' | 'assistant';
-  content: string;
-}
+/** A turn of the conversation; a question with images carries them as content parts. */
+export type ChatTurn =
+  | { role: 'user'; content: string | OpenAI.Chat.Completions.ChatCompletionContentPart[] }
+  | { role: 'assistant'; content: string };
 
 /** Any message the loop sends: also system prompts, tool calls and tool results. */
 export type ModelMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;

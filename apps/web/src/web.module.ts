@@ -1,7 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { type WebEnv } from '@switchyard/config';
-import { API_BODY_LIMITS } from '@switchyard/contracts';
+import {
+  API_BODY_LIMITS,
+  ApiError,
+  IMAGE_LIMITS,
+  imageTooLargeMessage,
+} from '@switchyard/contracts';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { ApiExceptionFilter } from '@switchyard/service';
 import { ChatProxy } from './proxy/chat-proxy.js';
@@ -24,6 +29,13 @@ export class WebModule {
               headersTimeoutMs: env.CHAT_HEADERS_TIMEOUT_MS,
               idleTimeoutMs: env.CHAT_IDLE_TIMEOUT_MS,
               bodyLimit: API_BODY_LIMITS.chat,
+              // An image is uploaded alone, as the body (docs/specification.md, "Images").
+              pathBodyLimits: {
+                '/api/attachments': {
+                  bytes: IMAGE_LIMITS.bytesPerImage,
+                  error: () => new ApiError('image_too_large', imageTooLargeMessage()),
+                },
+              },
             }),
         },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -7,7 +7,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
+import {
+  API_BODY_LIMITS,
+  IMAGE_LIMITS,
+  bodyTooLargeMessage,
+  imageTooLargeMessage,
+} from '@switchyard/contracts';
 import request from 'supertest';
 import { makeSite, startWeb, type TestSite, type TestWeb } from '../web.fixture.js';
 
@@ -231,6 +236,27 @@ describe('chat API pass-through', () => {
       message: bodyTooLargeMessage(API_BODY_LIMITS.chat),
     });
     expect(seen).toHaveLength(0);
+  });
+
+  it('lets an image upload be larger than a JSON body, up to the image limit', async () => {
+    const image = Buffer.alloc(API_BODY_LIMITS.chat + 1, 1);
+    await request(web.url)
+      .post('/api/attachments')
+      .set('content-type', 'image/png')
+      .send(image)
+      .expect(200);
+    expect(seen[0]?.body.length).toBe(image.length);
+
+    const tooLarge = await request(web.url)
+      .post('/api/attachments')
+      .set('content-type', 'image/png')
+      .send(Buffer.alloc(IMAGE_LIMITS.bytesPerImage + 1, 1))
+      .expect(413);
+    expect(tooLarge.body.error).toEqual({
+      code: 'image_too_large',
+      message: imageTooLargeMessage(),
+    });
+    expect(seen).toHaveLength(1);
   });
 
   it('refuses a larger body sent in chunks, without a length, with 413', async () => {

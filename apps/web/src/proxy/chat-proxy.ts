@@ -13,6 +13,13 @@ export interface ChatProxyOptions {
   idleTimeoutMs: number;
   /** The chat API's own body limit, applied here at the first hop. */
   bodyLimit: number;
+  /** Paths (without query) whose body has another limit, with the error past it. */
+  pathBodyLimits?: Record<string, PathBodyLimit>;
+}
+
+export interface PathBodyLimit {
+  bytes: number;
+  error: () => ApiError;
 }
 
 const BODYLESS_STATUS = new Set([204, 205, 304]);
@@ -61,10 +68,15 @@ export class ChatProxy implements OnApplicationShutdown {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly agent: Agent;
-  private readonly bodyLimit: number;
+  private readonly bodyLimit: PathBodyLimit;
+  private readonly pathBodyLimits: Map<string, PathBodyLimit>;
 
   constructor(options: ChatProxyOptions) {
-    this.bodyLimit = options.bodyLimit;
+    this.bodyLimit = {
+      bytes: options.bodyLimit,
+      error: () => new ApiError('payload_too_large', bodyTooLargeMessage(options.bodyLimit)),
+    };
+    this.pathBodyLimits = new Map(Object.entries(options.pathBodyLimits ?? {}));
     const url = new URL(options.chatUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
@@ -82,8 +94,9 @@ export class ChatProxy implements OnApplicationShutdown {
 
   /** Forwards the request to `path` (with its query) on the chat backend. */
   async forwardTo(path: string, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (Number(request.headers['content-length'] ?? 0) > this.bodyLimit) {
-      await this.tooLarge(reply);
+    const limit = this.pathBodyLimits.get(path.split('?')[0]!) ?? this.bodyLimit;
+    if (Number(request.headers['content-length'] ?? 0) > limit.bytes) {
+      await this.tooLarge(reply, limit);
       return;
     }
     // The client going away ends the upstream exchange too (a stopped chat stream, say).
@@ -103,13 +116,13 @@ export class ChatProxy implements OnApplicationShutdown {
           requestId: request.id,
           protocol: request.protocol,
         }),
-        body: hasBody(request) ? limited(request.raw, this.bodyLimit) : null,
+        body: hasBody(request) ? limited(request.raw, limit.bytes) : null,
         signal: abort.signal,
       });
     } catch (error) {
       if (abort.signal.aborted) return;
       if (error instanceof BodyTooLarge) {
-        await this.tooLarge(reply);
+        await this.tooLarge(reply, limit);
         return;
       }
       this.logger.warn(
@@ -136,12 +149,11 @@ export class ChatProxy implements OnApplicationShutdown {
     await reply.send(body);
   }
 
-  private async tooLarge(reply: FastifyReply): Promise<void> {
+  private async tooLarge(reply: FastifyReply, limit: PathBodyLimit): Promise<void> {
+    const error = limit.error();
     // The rest of the body is not read: the connection cannot carry another request.
-    void reply.code(413).header('connection', 'close');
-    await reply
-      .type('application/json; charset=utf-8')
-      .send(new ApiError('payload_too_large', bodyTooLargeMessage(this.bodyLimit)).toBody());
+    void reply.code(error.status).header('connection', 'close');
+    await reply.type('application/json; charset=utf-8').send(error.toBody());
   }
 
   private async badGateway(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -156,6 +156,7 @@ describe('the chat API over HTTP', () => {
       role: 'user',
       content: `m${i + 1}`,
       imageUrls: [],
+      attachments: [],
       model: null,
       status: 'complete',
       errorCode: null,

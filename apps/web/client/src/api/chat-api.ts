@@ -11,6 +11,8 @@ import {
 import { readEvents } from './sse.js';
 import {
   type A2aKey,
+  type Attachment,
+  type AttachmentLimits,
   type AdminModel,
   type AdminModelChanges,
   type AdminModelInput,
@@ -120,6 +122,7 @@ function fromMessage(message: Schemas['MessageResponse']): ChatMessage {
       .map(readToolStep)
       .filter((step): step is ToolStep => step !== null),
     ...(message.model ? { model: message.model } : {}),
+    ...(message.attachments.length > 0 ? { attachments: message.attachments } : {}),
     usage: message.usage,
   };
 }
@@ -252,6 +255,41 @@ export async function deleteMessagesFrom(conversation: string, from: number): Pr
   );
 }
 
+// Images attached to questions (docs/specification.md, "Images").
+
+export const attachmentLimits = (): Promise<AttachmentLimits> =>
+  call(api.GET('/api/attachments/limits'));
+
+/** Uploads one image for the next message; its bytes go as they are, typed by the file. */
+export async function uploadImage(file: Blob): Promise<Attachment> {
+  let response: Response;
+  try {
+    response = await fetch(apiUrl('/attachments'), {
+      method: 'POST',
+      headers: { ...headers(false), 'content-type': file.type || 'application/octet-stream' },
+      body: file,
+    });
+  } catch (error) {
+    throw networkProblem(error);
+  }
+  if (!response.ok) throw await failure(response);
+  return (await response.json()) as Attachment;
+}
+
+/** An attached image's bytes: its URL needs the session, so an <img> cannot load it alone. */
+export async function readAttachment(attachment: Attachment): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(attachment.url.replace(/^\/api/, '')), {
+      headers: headers(false, attachment.mediaType),
+    });
+  } catch (error) {
+    throw networkProblem(error);
+  }
+  if (!response.ok) throw await failure(response);
+  return response.blob();
+}
+
 export interface ReplyHandlers {
   delta(content: string): void;
   images(urls: string[]): void;
@@ -269,7 +307,7 @@ export interface ReplyHandlers {
  */
 export async function sendMessage(
   conversation: string,
-  body: { content: string; model?: string },
+  body: { content: string; model?: string; attachmentIds?: string[] },
   handlers: ReplyHandlers,
   signal: AbortSignal,
 ): Promise<void> {

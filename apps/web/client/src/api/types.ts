@@ -19,6 +19,8 @@ export interface ChatModel {
   platform: string;
   /** The model's context window in tokens, when the administrator gave it. */
   contextTokens?: number | null;
+  /** The model reads images: the composer offers to attach them. */
+  vision?: boolean;
   /** Added here from a custom assistant's link. */
   custom?: boolean;
 }
@@ -47,11 +49,17 @@ export interface ToolStep {
 
 export type McpServerChoice = Schemas['AvailableMcpServerResponse'];
 
+/** An image the user attached to a question (docs/specification.md, "Images"). */
+export type Attachment = Schemas['AttachmentResponse'];
+export type AttachmentLimits = Schemas['AttachmentLimitsResponse'];
+
 export interface ChatMessage {
   id?: number;
   role: Schemas['MessageResponse']['role'];
   content: string;
   images: string[];
+  /** The user's own images, read with the session (not URLs a page can load alone). */
+  attachments?: Attachment[];
   toolSteps?: ToolStep[];
   model?: string;
   usage?: Usage;

@@ -1,6 +1,7 @@
 import { memo } from 'preact/compat';
 import { type ChatMessage } from '../api/types.js';
 import { type Problem } from '../errors.js';
+import { AttachedImages } from './AttachedImages.js';
 import { ErrorNotice } from './ErrorNotice.js';
 import { audioUrlsIn } from './generated-media.js';
 import { GeneratedImages, SongPlayers } from './GeneratedMedia.js';
@@ -31,6 +32,7 @@ export const MessageView = memo(function MessageView(props: { message: ShownMess
         {mine ? 'You' : `Assistant${message.model ? ` (${message.model})` : ''}`}
       </h3>
       {message.toolSteps && <ToolSteps steps={message.toolSteps} />}
+      {message.attachments && <AttachedImages attachments={message.attachments} />}
       {message.content !== '' &&
         (mine ? (
           <div class="message-text">{message.content}</div>

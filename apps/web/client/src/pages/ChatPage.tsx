@@ -1,7 +1,9 @@
 import { memo } from 'preact/compat';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
-import { type ChatMessage, type Conversation } from '../api/types.js';
+import { type Attachment, type ChatMessage, type Conversation } from '../api/types.js';
+import { AttachImagesButton, DraftImages, type DraftImage } from '../components/ComposerImages.js';
+import { screenImages } from '../components/image-checks.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { conversationAsMarkdown, exportFileName } from '../components/conversation-export.js';
 import { EditMessage, MessageActions } from '../components/MessageActions.js';
@@ -34,6 +36,7 @@ export function ChatPage(props: { path: string }) {
   const mcpServers = useLoad(chat.listMcpServers, []);
   const [serverIds, setServerIds] = useState<number[]>([]);
   const preferences = useLoad(chat.preferences, []);
+  const imageLimits = useLoad(chat.attachmentLimits, []);
   const models = useMemo(() => {
     const listed = available.data ?? [];
     const custom = customModels(preferences.data?.customAssistants ?? []);
@@ -51,6 +54,7 @@ export function ChatPage(props: { path: string }) {
   /** Set while older messages are added on top: the distance from the bottom to keep. */
   const keepScroll = useRef<number | null>(null);
   const [draft, setDraft] = useState('');
+  const [images, setImages] = useState<DraftImage[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [streaming, setStreaming] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
@@ -173,8 +177,54 @@ export function ChatPage(props: { path: string }) {
   const updateReply = (key: string, change: (message: ShownMessage) => ShownMessage) =>
     setMessages((all) => all.map((message) => (message.key === key ? change(message) : message)));
 
-  /** Sends `content` in the conversation and streams the reply into the page. */
-  const ask = async (conversationId: string, content: string) => {
+  const chosen = models.find((m) => m.name === model);
+  const imagesRefused = chosen?.vision
+    ? null
+    : `${model || 'The chosen model'} does not read images: choose a model that does to attach them`;
+  const uploading = images.some((image) => !image.attachment);
+
+  const removeImage = (key: string) =>
+    setImages((all) => {
+      const gone = all.find((image) => image.key === key);
+      if (gone) URL.revokeObjectURL(gone.preview);
+      return all.filter((image) => image !== gone);
+    });
+
+  /** Checks, shows and uploads images chosen or pasted into the composer. */
+  const addImages = (files: File[]) => {
+    if (imagesRefused !== null) {
+      setError({ code: 'model_cannot_see_images', message: imagesRefused });
+      return;
+    }
+    const limits = imageLimits.data;
+    const attached = images.map((image) => ({ size: image.size }));
+    const { accepted, problems } = limits
+      ? screenImages(files, attached, limits)
+      : { accepted: files, problems: [] };
+    setError(
+      problems.length > 0 ? { code: 'validation_failed', message: problems.join(' ') } : null,
+    );
+    for (const file of accepted) {
+      const image: DraftImage = {
+        key: nextKey(),
+        name: file.name || 'pasted image',
+        size: file.size,
+        preview: URL.createObjectURL(file),
+      };
+      setImages((all) => [...all, image]);
+      chat.uploadImage(file).then(
+        (attachment) =>
+          setImages((all) => all.map((i) => (i.key === image.key ? { ...i, attachment } : i))),
+        (failure: unknown) => {
+          removeImage(image.key);
+          setError(failure);
+        },
+      );
+    }
+  };
+
+  /** Sends `content` (and its images) in the conversation and streams the reply into the page. */
+  const ask = async (conversationId: string, content: string, attachments: Attachment[] = []) => {
     const purpose = models.find((m) => m.name === model)?.purpose;
     const reply: ShownMessage = {
       key: nextKey(),
@@ -185,13 +235,27 @@ export function ChatPage(props: { path: string }) {
       pending: true,
       ...(purpose === 'drawing' ? { prompt: content } : {}),
     };
-    setMessages((all) => [...all, { key: nextKey(), role: 'user', content, images: [] }, reply]);
+    setMessages((all) => [
+      ...all,
+      {
+        key: nextKey(),
+        role: 'user',
+        content,
+        images: [],
+        ...(attachments.length > 0 ? { attachments } : {}),
+      },
+      reply,
+    ]);
     const controller = new AbortController();
     stop.current = controller;
     setStreaming(true);
     await chat.sendMessage(
       conversationId,
-      { content, model },
+      {
+        content,
+        model,
+        ...(attachments.length > 0 ? { attachmentIds: attachments.map((a) => a.id) } : {}),
+      },
       {
         delta: (text) => updateReply(reply.key, (m) => ({ ...m, content: m.content + text })),
         images: (urls) => updateReply(reply.key, (m) => ({ ...m, images: [...m.images, ...urls] })),
@@ -239,7 +303,7 @@ export function ChatPage(props: { path: string }) {
   const send = async (event?: Event) => {
     event?.preventDefault();
     const content = draft.trim();
-    if (content === '' || streaming) return;
+    if (content === '' || streaming || uploading) return;
     if (model === '') {
       setError({ code: 'validation_failed', message: 'Choose a model first.' });
       return;
@@ -258,8 +322,11 @@ export function ChatPage(props: { path: string }) {
         return;
       }
     }
+    const attachments = images.flatMap((image) => (image.attachment ? [image.attachment] : []));
     setDraft('');
-    await ask(conversationId, content);
+    for (const image of images) URL.revokeObjectURL(image.preview);
+    setImages([]);
+    await ask(conversationId, content, attachments);
   };
 
   /** Replaces the question at `index` and all after it by `content`, asked again. */
@@ -275,7 +342,8 @@ export function ChatPage(props: { path: string }) {
       return;
     }
     setMessages((all) => all.slice(0, index));
-    await ask(activeId, content);
+    // The question's images were kept, unsent again: it is asked with them.
+    await ask(activeId, content, question.attachments ?? []);
   };
 
   const regenerate = (replyIndex: number) => {
@@ -463,14 +531,38 @@ export function ChatPage(props: { path: string }) {
                 void send();
               }
             }}
+            onPaste={(event) => {
+              const pasted = [...(event.clipboardData?.files ?? [])].filter((file) =>
+                file.type.startsWith('image/'),
+              );
+              if (pasted.length === 0) return;
+              event.preventDefault();
+              addImages(pasted);
+            }}
           />
+          <DraftImages images={images} onRemove={removeImage} />
+          {images.length > 0 && imagesRefused !== null && (
+            <p class="notice" role="status">
+              {imagesRefused}, or remove the images.
+            </p>
+          )}
           <div class="composer-actions">
+            <AttachImagesButton
+              accept={(imageLimits.data?.mediaTypes ?? []).join(',') || 'image/*'}
+              disabledReason={streaming ? 'Wait for the reply' : imagesRefused}
+              onFiles={addImages}
+            />
             {streaming ? (
               <button type="button" class="secondary" onClick={() => stop.current?.abort()}>
                 Stop
               </button>
             ) : (
-              <button type="submit" disabled={draft.trim() === ''}>
+              <button
+                type="submit"
+                disabled={
+                  draft.trim() === '' || uploading || (images.length > 0 && imagesRefused !== null)
+                }
+              >
                 Send
               </button>
             )}

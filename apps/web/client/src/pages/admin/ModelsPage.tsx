@@ -26,6 +26,7 @@ export function ModelsPage() {
     { key: 'name', header: 'Name', render: (model) => <code>{model.name}</code> },
     { key: 'platform', header: 'Platform', render: (model) => PLATFORM_LABELS[model.platform] },
     { key: 'purpose', header: 'Purpose', render: (model) => PURPOSE_LABELS[model.purpose] },
+    { key: 'vision', header: 'Images', render: (model) => (model.vision ? 'Reads images' : 'No') },
     {
       key: 'open',
       header: 'Open to all',
@@ -114,6 +115,7 @@ function ModelForm(props: {
   const [name, setName] = useState(existing?.name ?? '');
   const [purpose, setPurpose] = useState<Purpose>(existing?.purpose ?? 'chat');
   const [open, setOpen] = useState(existing?.open ?? false);
+  const [vision, setVision] = useState(existing?.vision ?? false);
   const [toolMode, setToolMode] = useState<AdminModel['toolMode']>(existing?.toolMode ?? 'off');
   const [context, setContext] = useState(
     existing?.contextTokens == null ? '' : String(existing.contextTokens),
@@ -133,6 +135,7 @@ function ModelForm(props: {
       toolMode,
       // Empty: the size is unknown, and the chat does not warn.
       contextTokens: context.trim() === '' ? null : Number(context),
+      vision,
     };
     try {
       if (existing) await chat.updateModel(existing.id, input);
@@ -200,6 +203,10 @@ function ModelForm(props: {
       </label>
       <p id="model-context-help" class="help">
         Users are warned as a conversation nears it. Empty: unknown, no warning.
+      </p>
+      <Switch checked={vision} label="Reads images" onChange={setVision} />
+      <p class="help">
+        On: users may attach PNG, JPEG, WebP or GIF images to their messages to this model.
       </p>
       <Switch checked={open} label="Open to all users" onChange={setOpen} />
       <FormActions submit={existing ? 'Save' : 'Add'} busy={busy} onCancel={props.onCancel} />

@@ -201,9 +201,7 @@ export function ChatPage(props: { path: string }) {
     const { accepted, problems } = limits
       ? screenImages(files, attached, limits)
       : { accepted: files, problems: [] };
-    setError(
-      problems.length > 0 ? { code: 'validation_failed', message: problems.join(' ') } : null,
-    );
+    setError(problems.length > 0 ? { code: 'image_not_taken', message: problems.join(' ') } : null);
     for (const file of accepted) {
       const image: DraftImage = {
         key: nextKey(),

@@ -203,7 +203,7 @@ describe('images in the chat web app', () => {
     ]);
   });
 
-  it('shows the images in the history after a reload, full size a click away', async () => {
+  it('shows the images in the history after a reload, full size a click away, and regenerates with them', async () => {
     const token = await page.evaluate<string | null>(
       `localStorage.getItem('switchyard.chat.token')`,
     );
@@ -244,6 +244,25 @@ describe('images in the chat web app', () => {
     expect(await opened.getAttribute('href')).toMatch(/^blob:/);
     await screenshot(page, SCREENSHOTS, 'history-with-images');
     expect(await accessibilityViolations(page)).toEqual([]);
+
+    // Regenerate asks the same question again, images and all.
+    await fetch(`${mock.url}/_mock/reset`, { method: 'POST' });
+    await page.getByRole('button', { name: 'Regenerate' }).click();
+    await eventually(
+      async () =>
+        (await page.getByRole('log', { name: 'Messages' }).innerText()).includes('Echo: what')
+          ? await lastUpstreamQuestion()
+          : undefined,
+      10_000,
+      'the regenerated reply',
+    );
+    expect(await lastUpstreamQuestion()).toEqual([
+      { type: 'text', text: 'what colours are these?' },
+      { type: 'image_url', image_url: { url: dataUrl(chosen) } },
+      { type: 'image_url', image_url: { url: dataUrl(pasted) } },
+    ]);
+    await page.getByRole('button', { name: 'Regenerate' }).waitFor();
+    expect(await attached.getByRole('img').count()).toBe(2);
   });
 
   it('serves an image to its owner only: anyone else gets 404', async () => {

@@ -184,6 +184,7 @@ describe('the chat API over HTTP', () => {
       role: 'user',
       content: `m${id}`,
       imageUrls: [],
+      attachments: [],
       model: null,
       status: 'complete',
       errorCode: null,

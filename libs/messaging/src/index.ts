@@ -8,7 +8,7 @@ export {
   type RedisClient,
 } from './messaging.module.js';
 export { inNamespace } from './namespace.js';
-export { InvalidPayloadError, validatePayload } from './payload.js';
+export { InvalidPayloadError, payloadValidator, validatePayload } from './payload.js';
 export {
   NamespacedRedisClient,
   NamespacedRedisServer,

@@ -90,8 +90,7 @@ describe('dead letters', () => {
     expect(await cli('replay', '--id', valid.requestId)).toMatchObject({ code: 1 });
 
     // The edge's spool delivers the same request once more: still billed once.
-    await enqueue(queue, [valid]);
-    await settled(queue, [valid.requestId]);
+    await settled(queue, await enqueue(queue, [valid]));
     expect((await tokenState(token.id)).usedQuota).toBe('14');
   });
 
@@ -102,6 +101,7 @@ describe('dead letters', () => {
       tokenId: token.id,
       usage: { promptTokens: 2 ** 31, completionTokens: 0 },
     });
+    // In one batch: each is set aside from it and dead-lettered alone, under its request id.
     await enqueue(queue, [tooSlow, tooLong]);
     expect((await deadLettered(queue, tooSlow.requestId)).failedReason).toContain('latencyMs');
     expect((await deadLettered(queue, tooLong.requestId)).failedReason).toContain('promptTokens');

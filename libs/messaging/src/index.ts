@@ -15,4 +15,4 @@ export {
   busConnectionOf,
   type BusConnection,
 } from './transport.js';
-export { UsageQueue, type UsageQueueOptions } from './usage-queue.js';
+export { UsageQueue, type SingleRecordJob, type UsageQueueOptions } from './usage-queue.js';

@@ -1,4 +1,5 @@
 import { type UsageRecord } from '@switchyard/contracts';
+import { type Job } from 'bullmq';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,7 +83,7 @@ describe('dead letters', () => {
     expect((await tokenState(token.id)).usedQuota).toBe('0');
 
     // The operator fixes the record, then replays it: billed once.
-    await failed.updateData(valid);
+    await (failed as Job<UsageRecord>).updateData(valid);
     expect((await cli('replay', '--id', valid.requestId)).code).toBe(0);
     await settled(queue, [valid.requestId]);
     // gpt-4o-mini: 10 prompt tokens at $0.15 and 20 completion tokens at $0.60 per million.
@@ -108,7 +109,7 @@ describe('dead letters', () => {
 
     for (const record of [tooSlow, tooLong]) {
       const job = await queue.getJob(record.requestId);
-      await job?.updateData({
+      await (job as Job<UsageRecord> | undefined)?.updateData({
         ...record,
         latencyMs: 1,
         usage: { promptTokens: 1, completionTokens: 1 },

@@ -111,7 +111,10 @@ function parseMetrics(text: string): { settled: number; lagSeconds: number; dept
   let depth = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.startsWith('metering_records_settled_total{')) settled += value;
+    // Billed only: a record delivered again (a job whose lock lapsed) is not progress.
+    if (line.startsWith('metering_records_settled_total{') && line.includes('result="billed"')) {
+      settled += value;
+    }
     else if (line.startsWith('metering_lag_seconds')) lagSeconds = value;
     else if (line.startsWith('metering_queue_depth')) depth = value;
   }

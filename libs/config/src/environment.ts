@@ -260,11 +260,13 @@ export class MeteringEnv extends StoreEnv {
   /**
    * Usage jobs taken from the queue at once; their records wait together for their
    * transactions to commit. An edge's job holds up to 500 records, so a few jobs keep two
-   * transactions busy and 64 bound the heap (32,000 records); jobs of one record (edges
-   * before batches, records set aside) then settle at a few thousand a second.
+   * transactions busy; more only hold records in memory past their jobs' locks (a job
+   * whose lock lapses is delivered again, billed once but settled twice). Jobs of one
+   * record (edges before batches, records set aside) settle slowly at this setting: raise
+   * it (1,000 suits them) while edges older than batches still run (docs/architecture.md).
    */
   @IntegerVariable(1, 20_000)
-  USAGE_CONCURRENCY: number = 64;
+  USAGE_CONCURRENCY: number = 16;
 
   /** Most usage records settled in one transaction. */
   @IntegerVariable(1, 10_000)

@@ -221,9 +221,9 @@ describe('metering worker', () => {
       [channel.id],
     );
     expect(channelRow).toEqual({ usedQuota: '2000', requestCount: '1' });
-    expect(await metric(metering.url, 'metering_records_settled_total', { result: 'duplicate' })).toBe(
-      duplicatesBefore + 4,
-    );
+    expect(
+      await metric(metering.url, 'metering_records_settled_total', { result: 'duplicate' }),
+    ).toBe(duplicatesBefore + 4);
   });
 
   it('turns a limited token exhausted and announces it exactly when its quota runs out', async () => {
@@ -481,7 +481,11 @@ describe('metering worker', () => {
   it('bills the rest of a batch and dead-letters its one malformed record alone', async () => {
     const token = await createToken(null);
     const good = Array.from({ length: 40 }, () =>
-      usageRecord({ tokenId: token.id, model: 'mt-exact', usage: { promptTokens: 10, completionTokens: 0 } }),
+      usageRecord({
+        tokenId: token.id,
+        model: 'mt-exact',
+        usage: { promptTokens: 10, completionTokens: 0 },
+      }),
     );
     const malformed = { ...usageRecord({ tokenId: token.id }), usage: { promptTokens: 'ten' } };
     const nameless = { tokenId: token.id, model: 'mt-exact' };
@@ -500,7 +504,9 @@ describe('metering worker', () => {
     const byRequestId = await deadLettered(queue, malformed.requestId);
     expect(byRequestId.data).toEqual(malformed);
     expect(byRequestId.attemptsMade).toBe(1);
-    expect(byRequestId.failedReason).toContain('invalid usage record: UsageRecord has invalid fields: usage');
+    expect(byRequestId.failedReason).toContain(
+      'invalid usage record: UsageRecord has invalid fields: usage',
+    );
     const byPlace = await deadLettered(queue, `${batch[0]}-41`);
     expect(byPlace.data).toEqual(nameless);
     expect(await metric(metering.url, 'metering_dead_letters')).toBe(2);
@@ -511,7 +517,11 @@ describe('metering worker', () => {
   it('settles jobs of one record (edges before batches) and batches side by side, each request once', async () => {
     const token = await createToken(null);
     const records = Array.from({ length: 300 }, () =>
-      usageRecord({ tokenId: token.id, model: 'mt-exact', usage: { promptTokens: 7, completionTokens: 0 } }),
+      usageRecord({
+        tokenId: token.id,
+        model: 'mt-exact',
+        usage: { promptTokens: 7, completionTokens: 0 },
+      }),
     );
     // The first 200 as an older edge queued them, the last 200 in batches: 100 in both.
     const [single, batches] = await Promise.all([

@@ -114,8 +114,7 @@ function parseMetrics(text: string): { settled: number; lagSeconds: number; dept
     // Billed only: a record delivered again (a job whose lock lapsed) is not progress.
     if (line.startsWith('metering_records_settled_total{') && line.includes('result="billed"')) {
       settled += value;
-    }
-    else if (line.startsWith('metering_lag_seconds')) lagSeconds = value;
+    } else if (line.startsWith('metering_lag_seconds')) lagSeconds = value;
     else if (line.startsWith('metering_queue_depth')) depth = value;
   }
   return { settled, lagSeconds, depth };

@@ -117,9 +117,9 @@ describe('payloadValidator', () => {
   });
 
   it('validates a nested class with its own rules', () => {
-    expect(() => payloadValidator(ReportedUsage)({ promptTokens: -1, completionTokens: 1 })).toThrow(
-      'ReportedUsage has invalid fields: promptTokens',
-    );
+    expect(() =>
+      payloadValidator(ReportedUsage)({ promptTokens: -1, completionTokens: 1 }),
+    ).toThrow('ReportedUsage has invalid fields: promptTokens');
   });
 
   it('is refused for rules it cannot apply as class-validator would', () => {

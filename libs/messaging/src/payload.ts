@@ -98,8 +98,7 @@ function compileProperty(
     .map((m) => m.constraints[0] as (object: Subject, value: unknown) => boolean);
   const constraints = metadatas
     .filter(
-      (m) =>
-        m.type === ValidationTypes.IS_DEFINED || m.type === ValidationTypes.CUSTOM_VALIDATION,
+      (m) => m.type === ValidationTypes.IS_DEFINED || m.type === ValidationTypes.CUSTOM_VALIDATION,
     )
     .flatMap((m) => compileConstraints(schema, name, m, storage));
   const nested = metadatas.some((m) => m.type === ValidationTypes.NESTED_VALIDATION)
@@ -171,6 +170,8 @@ function isCollection(value: unknown): value is unknown[] | Set<unknown> | Map<u
   return Array.isArray(value) || value instanceof Set || value instanceof Map;
 }
 
-function collectionItems(value: unknown[] | Set<unknown> | Map<unknown, unknown>): Iterable<unknown> {
+function collectionItems(
+  value: unknown[] | Set<unknown> | Map<unknown, unknown>,
+): Iterable<unknown> {
   return value instanceof Map ? value.values() : value;
 }

@@ -56,7 +56,9 @@ describe('UsageSpool', () => {
 
   it('replays the one-record lines of an older edge in batches metering accepts', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'spool-'));
-    const loose = Array.from({ length: USAGE_BATCH_MAX_RECORDS + 20 }, (_, i) => record(`old-${i}`));
+    const loose = Array.from({ length: USAGE_BATCH_MAX_RECORDS + 20 }, (_, i) =>
+      record(`old-${i}`),
+    );
     await writeFile(
       path.join(directory, 'usage-1.jsonl'),
       `${loose.map((r) => JSON.stringify(r)).join('\n')}\nnot json, cut short by a crash {"req\n`,

@@ -94,7 +94,9 @@ export async function enqueue(
 ): Promise<string[]> {
   const jobIds: string[] = [];
   for (let start = 0; start < records.length; start += USAGE_BATCH_MAX_RECORDS) {
-    jobIds.push(await queue.addBatch(records.slice(start, start + USAGE_BATCH_MAX_RECORDS), options));
+    jobIds.push(
+      await queue.addBatch(records.slice(start, start + USAGE_BATCH_MAX_RECORDS), options),
+    );
   }
   return jobIds;
 }

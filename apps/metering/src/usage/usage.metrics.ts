@@ -156,7 +156,9 @@ export class UsageMetrics {
       (counts.delayed ?? 0) +
       (counts.active ?? 0);
     const requested = await Promise.all(
-      [...new Set([...oldestWaiting, ...oldestActive, ...delayed])].map((id) => this.requestedAt(id)),
+      [...new Set([...oldestWaiting, ...oldestActive, ...delayed])].map((id) =>
+        this.requestedAt(id),
+      ),
     );
     const known = requested.filter((time): time is number => time !== undefined);
     const oldest = known.length > 0 ? Math.min(...known) : now;

@@ -54,10 +54,11 @@ export function payloadValidator<T extends object>(schema: new () => T): (data: 
 
 type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
 type Subject = Record<string, unknown>;
+type Schema = new () => object;
 /** True when the value of the property passes every rule of the property. */
 type PropertyCheck = (object: Subject, value: unknown) => boolean;
 
-function compileSchema(schema: Function, storage: MetadataStorage): (object: Subject) => string[] {
+function compileSchema(schema: Schema, storage: MetadataStorage): (object: Subject) => string[] {
   const grouped = storage.groupByPropertyName(
     storage.getTargetValidationMetadatas(schema, '', false, false),
   );
@@ -84,7 +85,7 @@ const SUPPORTED: ReadonlySet<string> = new Set([
 
 /** In the order of class-validator's executor: conditions, then definedness, constraints, nesting. */
 function compileProperty(
-  schema: Function,
+  schema: Schema,
   name: string,
   metadatas: ValidationMetadata[],
   storage: MetadataStorage,
@@ -112,7 +113,7 @@ function compileProperty(
 }
 
 function compileConstraints(
-  schema: Function,
+  schema: Schema,
   name: string,
   metadata: ValidationMetadata,
   storage: MetadataStorage,
@@ -145,13 +146,13 @@ function compileConstraints(
  * by turning an object with that property alone into an instance.
  */
 function compileNested(
-  schema: Function,
+  schema: Schema,
   name: string,
   storage: MetadataStorage,
 ): (value: unknown) => boolean {
-  const probe = (plainToInstance(schema as new () => object, { [name]: {} }) as Subject)[name];
-  const nestedClass = (probe as object | undefined)?.constructor;
-  if (!nestedClass || nestedClass === Object) {
+  const probe = (plainToInstance(schema, { [name]: {} }) as Subject)[name];
+  const nestedClass = (probe as object | undefined)?.constructor as Schema | undefined;
+  if (!nestedClass || (nestedClass as unknown) === Object) {
     throw new Error(`${schema.name}.${name}: @ValidateNested needs class-transformer's @Type`);
   }
   const invalidFields = compileSchema(nestedClass, storage);

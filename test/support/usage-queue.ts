@@ -15,9 +15,19 @@ export class UsageJobs {
     });
   }
 
+  /** Every record queued (the edge queues them in batches), oldest job first. */
+  async records(): Promise<UsageRecord[]> {
+    const jobs = await this.queue.getJobs(
+      ['waiting', 'prioritized', 'delayed', 'active', 'completed'],
+      0,
+      -1,
+      true,
+    );
+    return jobs.flatMap((job) => UsageQueue.recordsOf(job));
+  }
+
   async find(requestId: string): Promise<UsageRecord | undefined> {
-    const job = await this.queue.getJob(requestId);
-    return job?.data;
+    return (await this.records()).find((record) => record.requestId === requestId);
   }
 
   async close(): Promise<void> {

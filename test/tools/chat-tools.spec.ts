@@ -80,7 +80,7 @@ describe('chat tools through the gateway', () => {
 
   const meteredCalls = async (): Promise<{ model: string; status: number }[]> =>
     (await usage.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed']))
-      .map((job) => job.data)
+      .flatMap((job) => UsageQueue.recordsOf(job))
       .filter((record) => record.tokenId === tokenId)
       .sort((a, b) => a.requestedAt - b.requestedAt)
       .map(({ model, status }) => ({ model, status }));

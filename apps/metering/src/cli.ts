@@ -8,11 +8,11 @@ import { DeadLetters, type DeadLetter } from './dead-letters/dead-letters.js';
 // Operator commands of the metering worker, against the queue of MeteringEnv
 // (REDIS_URL, REDIS_PREFIX):
 //   dead-letters list [--offset N] [--limit N] [--json]
-//   dead-letters replay --id REQUEST_ID | --all
+//   dead-letters replay --id JOB_ID | --all      (a record's job id is its request id)
 
 const USAGE = `usage:
   metering dead-letters list [--offset N] [--limit N] [--json]
-  metering dead-letters replay --id REQUEST_ID
+  metering dead-letters replay --id JOB_ID
   metering dead-letters replay --all`;
 
 function fail(message: string): never {
@@ -27,9 +27,12 @@ function count(value: string | undefined, fallback: number, name: string): numbe
 }
 
 function line(letter: DeadLetter): string {
-  const what = [letter.model ?? '?', letter.tokenId === null ? '' : `token ${letter.tokenId}`]
-    .filter(Boolean)
-    .join(', ');
+  const what =
+    letter.records === 1
+      ? [letter.model ?? '?', letter.tokenId === null ? '' : `token ${letter.tokenId}`]
+          .filter(Boolean)
+          .join(', ')
+      : `${letter.records} records`;
   return `${letter.id}\t${letter.failedAt ?? '-'}\t${letter.attempts} attempt(s)\t${what}\t${letter.reason}`;
 }
 

@@ -1,3 +1,4 @@
+import { type UsageRecord } from '@switchyard/contracts';
 import {
   EventBus,
   NamespacedRedisClient,
@@ -15,6 +16,7 @@ import {
   deadLettered,
   dropNamespace,
   enqueue,
+  enqueueOneByOne,
   fileNamespace,
   meteringEnv,
   metric,
@@ -128,12 +130,7 @@ describe('metering worker', () => {
         stream: counted,
       });
     });
-    await enqueue(queue, records);
-    await settled(
-      queue,
-      records.map((r) => r.requestId),
-      60_000,
-    );
+    await settled(queue, await enqueue(queue, records), 60_000);
 
     const expected = new Map<string, bigint>();
     const add = (key: string, cost: bigint) => expected.set(key, (expected.get(key) ?? 0n) + cost);
@@ -202,21 +199,19 @@ describe('metering worker', () => {
       model: 'mt-exact',
       usage: { promptTokens: 1_000, completionTokens: 500 },
     });
-    await enqueue(queue, [record]);
-    await settled(queue, [record.requestId]);
+    await settled(queue, await enqueue(queue, [record]));
     const duplicatesBefore =
-      (await metric(metering.url, 'metering_jobs_settled_total', { result: 'duplicate' })) ?? 0;
+      (await metric(metering.url, 'metering_records_settled_total', { result: 'duplicate' })) ?? 0;
 
-    // The same job again after it completed (an edge spool replay), and the same request
-    // under another job id, twice at once (they share a batch).
-    await enqueue(queue, [record]);
-    await queue.add('usage', record, { jobId: `${record.requestId}-again-1` });
-    await queue.add('usage', record, { jobId: `${record.requestId}-again-2` });
-    await settled(queue, [
-      record.requestId,
-      `${record.requestId}-again-1`,
-      `${record.requestId}-again-2`,
+    // The same batch again after it completed (an edge spool replay), and the same request
+    // in two other batches and a job of its own at once (they may share a transaction).
+    const again = await Promise.all([
+      enqueue(queue, [record]),
+      enqueue(queue, [record, usageRecord({ tokenId: token.id, usage: null })]),
+      enqueue(queue, [usageRecord({ tokenId: token.id, usage: null }), record]),
+      enqueueOneByOne(queue, [record]),
     ]);
+    await settled(queue, again.flat());
 
     expect(await logsOf([record.requestId])).toHaveLength(1);
     expect((await tokenState(token.id)).usedQuota).toBe('2000'); // 1000 * $1 + 500 * $2 per million
@@ -226,9 +221,9 @@ describe('metering worker', () => {
       [channel.id],
     );
     expect(channelRow).toEqual({ usedQuota: '2000', requestCount: '1' });
-    expect(await metric(metering.url, 'metering_jobs_settled_total', { result: 'duplicate' })).toBe(
-      duplicatesBefore + 3,
-    );
+    expect(
+      await metric(metering.url, 'metering_records_settled_total', { result: 'duplicate' }),
+    ).toBe(duplicatesBefore + 4);
   });
 
   it('turns a limited token exhausted and announces it exactly when its quota runs out', async () => {
@@ -241,11 +236,7 @@ describe('metering worker', () => {
         usage: { promptTokens, completionTokens: 0 },
       });
     const first = [job(300), job(300), job(300)];
-    await enqueue(queue, first);
-    await settled(
-      queue,
-      first.map((r) => r.requestId),
-    );
+    await settled(queue, await enqueue(queue, first));
     expect(await tokenState(token.id)).toEqual({
       status: 'enabled',
       quota: '1000',
@@ -253,8 +244,7 @@ describe('metering worker', () => {
     });
 
     const last = job(100);
-    await enqueue(queue, [last]);
-    await settled(queue, [last.requestId]);
+    await settled(queue, await enqueue(queue, [last]));
     expect(await tokenState(token.id)).toEqual({
       status: 'exhausted',
       quota: '1000',
@@ -269,8 +259,7 @@ describe('metering worker', () => {
 
     // Requests already in flight still bill; the token is announced once.
     const late = job(50);
-    await enqueue(queue, [late]);
-    await settled(queue, [late.requestId]);
+    await settled(queue, await enqueue(queue, [late]));
     expect((await tokenState(token.id)).usedQuota).toBe('1050');
     const other = await createToken(10n);
     const trigger = usageRecord({
@@ -292,11 +281,7 @@ describe('metering worker', () => {
         usage: { promptTokens: 100_000, completionTokens: 100_000 },
       }),
     );
-    await enqueue(queue, records);
-    await settled(
-      queue,
-      records.map((r) => r.requestId),
-    );
+    await settled(queue, await enqueue(queue, records));
     // 50 * (0.1 * $5 + 0.1 * $6) = $55.
     expect(await tokenState(token.id)).toEqual({
       status: 'enabled',
@@ -336,8 +321,7 @@ describe('metering worker', () => {
       promptText: 'a lighthouse at dawn',
       imageCount: 2,
     });
-    await enqueue(queue, [o200k, cl100k, image]);
-    await settled(queue, [o200k.requestId, cl100k.requestId, image.requestId]);
+    await settled(queue, await enqueue(queue, [o200k, cl100k, image]));
 
     const plain = { disallowedSpecial: new Set<string>() };
     const rows = new Map(
@@ -378,8 +362,7 @@ describe('metering worker', () => {
       channelId: 2_000_000_000,
       keyId: 2_000_000_000,
     });
-    await enqueue(queue, [record]);
-    await settled(queue, [record.requestId]);
+    await settled(queue, await enqueue(queue, [record]));
     expect(await logsOf([record.requestId])).toEqual([
       expect.objectContaining({ tokenId: null, channelId: null, channelKeyId: null, cost: '225' }),
     ]);
@@ -396,8 +379,7 @@ describe('metering worker', () => {
         usage: { promptTokens: 1_000_000, completionTokens: 0 },
       });
     const before = priced();
-    await enqueue(queue, [before]);
-    await settled(queue, [before.requestId]);
+    await settled(queue, await enqueue(queue, [before]));
     expect((await logsOf([before.requestId]))[0]?.cost).toBe(String(DEFAULT_PRICE));
 
     await setPrice('mt-repriced', 42_000, 0);
@@ -405,8 +387,7 @@ describe('metering worker', () => {
     await eventually(
       async () => {
         const probe = priced();
-        await enqueue(queue, [probe]);
-        await settled(queue, [probe.requestId]);
+        await settled(queue, await enqueue(queue, [probe]));
         return (await logsOf([probe.requestId]))[0]?.cost === '42000' ? true : undefined;
       },
       10_000,
@@ -415,19 +396,27 @@ describe('metering worker', () => {
     await client.close();
   });
 
-  it('exposes queue depth, lag and settled jobs at /metrics', async () => {
+  it('exposes queue depth, lag and settled records at /metrics', async () => {
     const billedBefore =
-      (await metric(metering.url, 'metering_jobs_settled_total', { result: 'billed' })) ?? 0;
+      (await metric(metering.url, 'metering_records_settled_total', { result: 'billed' })) ?? 0;
     const worker = metering.app.get(UsageProcessor).worker;
     await worker.pause();
     try {
       const old = usageRecord({ requestedAt: Date.now() - 90_000 });
       const fresh = usageRecord();
-      await enqueue(queue, [fresh, old]);
+      const batch = await enqueue(queue, [fresh, old]);
+      expect(await metric(metering.url, 'metering_queue_depth')).toBe(1);
+      // A batch's lag is read from its id; a job of one record's from its data.
+      const lag = await metric(metering.url, 'metering_lag_seconds');
+      expect(lag).toBeGreaterThanOrEqual(90);
+      expect(lag).toBeLessThan(100);
+      const older = await enqueueOneByOne(queue, [
+        usageRecord({ requestedAt: Date.now() - 120_000 }),
+      ]);
       expect(await metric(metering.url, 'metering_queue_depth')).toBe(2);
-      expect(await metric(metering.url, 'metering_lag_seconds')).toBeGreaterThanOrEqual(90);
+      expect(await metric(metering.url, 'metering_lag_seconds')).toBeGreaterThanOrEqual(120);
       worker.resume();
-      await settled(queue, [old.requestId, fresh.requestId]);
+      await settled(queue, [...batch, ...older]);
     } finally {
       worker.resume();
     }
@@ -437,8 +426,8 @@ describe('metering worker', () => {
       'empty queue',
     );
     expect(await metric(metering.url, 'metering_lag_seconds')).toBe(0);
-    expect(await metric(metering.url, 'metering_jobs_settled_total', { result: 'billed' })).toBe(
-      billedBefore + 2,
+    expect(await metric(metering.url, 'metering_records_settled_total', { result: 'billed' })).toBe(
+      billedBefore + 3,
     );
     expect(await metric(metering.url, 'metering_database_reachable')).toBe(1);
     expect(await metric(metering.url, 'metering_dead_letters')).toBe(0);
@@ -468,15 +457,15 @@ describe('metering worker', () => {
         }),
       );
       const poison = usageRecord({ requestId: `poison-${good.length}`, tokenId: token.id });
-      await enqueue(queue, [...good.slice(0, 30), poison, ...good.slice(30)], {
+      const batch = await enqueue(queue, [...good.slice(0, 30), poison, ...good.slice(30)], {
         attempts: 2,
         backoff: { type: 'fixed', delay: 50 },
       });
-      await settled(
-        queue,
-        good.map((r) => r.requestId),
-      );
+      // The batch completes; the refused record, set aside as a job of its own with the
+      // batch's retries, fails them and waits in the dead-letter list alone.
+      await settled(queue, batch);
       const failed = await deadLettered(queue, poison.requestId);
+      expect(failed.data).toEqual(poison);
       expect(failed.failedReason).toContain('poisoned usage row');
       expect(failed.attemptsMade).toBe(2);
       expect(await logsOf(good.map((r) => r.requestId))).toHaveLength(60);
@@ -487,5 +476,60 @@ describe('metering worker', () => {
       await query(url, `DROP TRIGGER IF EXISTS refuse_poison ON "UsageLog"`);
       await query(url, `DROP FUNCTION IF EXISTS refuse_poison()`);
     }
+  });
+
+  it('bills the rest of a batch and dead-letters its one malformed record alone', async () => {
+    const token = await createToken(null);
+    const good = Array.from({ length: 40 }, () =>
+      usageRecord({
+        tokenId: token.id,
+        model: 'mt-exact',
+        usage: { promptTokens: 10, completionTokens: 0 },
+      }),
+    );
+    const malformed = { ...usageRecord({ tokenId: token.id }), usage: { promptTokens: 'ten' } };
+    const nameless = { tokenId: token.id, model: 'mt-exact' };
+    const batch = await enqueue(queue, [
+      ...good.slice(0, 20),
+      malformed as unknown as UsageRecord,
+      ...good.slice(20),
+      nameless as unknown as UsageRecord,
+    ]);
+    await settled(queue, batch);
+
+    expect(await logsOf(good.map((r) => r.requestId))).toHaveLength(40);
+    expect(await logsOf([malformed.requestId])).toHaveLength(0);
+    expect((await tokenState(token.id)).usedQuota).toBe('400');
+    // Under its request id when it has one, else under its place in the batch.
+    const byRequestId = await deadLettered(queue, malformed.requestId);
+    expect(byRequestId.data).toEqual(malformed);
+    expect(byRequestId.attemptsMade).toBe(1);
+    expect(byRequestId.failedReason).toContain(
+      'invalid usage record: UsageRecord has invalid fields: usage',
+    );
+    const byPlace = await deadLettered(queue, `${batch[0]}-41`);
+    expect(byPlace.data).toEqual(nameless);
+    expect(await metric(metering.url, 'metering_dead_letters')).toBe(2);
+    await byRequestId.remove();
+    await byPlace.remove();
+  });
+
+  it('settles jobs of one record (edges before batches) and batches side by side, each request once', async () => {
+    const token = await createToken(null);
+    const records = Array.from({ length: 300 }, () =>
+      usageRecord({
+        tokenId: token.id,
+        model: 'mt-exact',
+        usage: { promptTokens: 7, completionTokens: 0 },
+      }),
+    );
+    // The first 200 as an older edge queued them, the last 200 in batches: 100 in both.
+    const [single, batches] = await Promise.all([
+      enqueueOneByOne(queue, records.slice(0, 200)),
+      enqueue(queue, records.slice(100)),
+    ]);
+    await settled(queue, [...single, ...batches]);
+    expect(await logsOf(records.map((r) => r.requestId))).toHaveLength(300);
+    expect((await tokenState(token.id)).usedQuota).toBe(String(300 * 7));
   });
 });

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { loadEnvironment, StoreEnv } from '@switchyard/config';
-import { type UsageRecord } from '@switchyard/contracts';
+import { USAGE_BATCH_MAX_RECORDS, type UsageRecord } from '@switchyard/contracts';
 import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import {
   clearRedisNamespace,
@@ -18,16 +18,17 @@ import { cpuSeconds, peakMemoryMiB } from '../lib/measure.js';
 
 // Metering benchmark: the built metering app (apps/metering/dist/main.js) runs as its own
 // process against a fresh database and Redis namespace. This process is the edge: it pushes
-// a burst of usage jobs with addBulk, exactly as the edge enqueues them, and samples the
-// worker's /metrics (settled jobs, lag, depth) while Postgres fills.
+// a burst of usage records in batch jobs, exactly as a busy edge enqueues them (full
+// batches of USAGE_BATCH_MAX_RECORDS), and samples the worker's /metrics (settled records,
+// lag, depth) while Postgres fills.
 //
-//   node bench/dist/benchmarks/metering.js [--jobs 100000] [--chunk 1000] [--tokens 50] [--channels 10]
+//   node bench/dist/benchmarks/metering.js [--records 100000] [--batch 500] [--tokens 50] [--channels 10]
 //                                          [--sample-ms 250] [--out result.json] [--app-env K=V ...]
 
 const { values } = parseArgs({
   options: {
-    jobs: { type: 'string', default: '100000' },
-    chunk: { type: 'string', default: '1000' },
+    records: { type: 'string', default: '100000' },
+    batch: { type: 'string', default: String(USAGE_BATCH_MAX_RECORDS) },
     'in-flight': { type: 'string', default: '2' },
     tokens: { type: 'string', default: '50' },
     channels: { type: 'string', default: '10' },
@@ -40,8 +41,8 @@ const { values } = parseArgs({
 
 /** As the Kubernetes Deployment and the launcher start the worker. */
 const METERING_NODE_FLAGS = ['--max-semi-space-size=64'];
-const JOBS = Number(values.jobs);
-const CHUNK = Number(values.chunk);
+const RECORDS = Number(values.records);
+const BATCH = Number(values.batch);
 const IN_FLIGHT = Number(values['in-flight']);
 const TOKENS = Number(values.tokens);
 const CHANNELS = Number(values.channels);
@@ -110,8 +111,10 @@ function parseMetrics(text: string): { settled: number; lagSeconds: number; dept
   let depth = 0;
   for (const line of text.split('\n')) {
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (line.startsWith('metering_jobs_settled_total{')) settled += value;
-    else if (line.startsWith('metering_lag_seconds')) lagSeconds = value;
+    // Billed only: a record delivered again (a job whose lock lapsed) is not progress.
+    if (line.startsWith('metering_records_settled_total{') && line.includes('result="billed"')) {
+      settled += value;
+    } else if (line.startsWith('metering_lag_seconds')) lagSeconds = value;
     else if (line.startsWith('metering_queue_depth')) depth = value;
   }
   return { settled, lagSeconds, depth };
@@ -189,12 +192,12 @@ async function main(): Promise<void> {
       }
     })();
 
-    // The burst: JOBS requests that arrive now, enqueued in addBulk chunks.
+    // The burst: RECORDS requests that arrive now, enqueued in batch jobs.
     let next = 0;
-    const pushChunk = async () => {
-      while (next < JOBS) {
+    const pushBatch = async () => {
+      while (next < RECORDS) {
         const from = next;
-        next = Math.min(JOBS, next + CHUNK);
+        next = Math.min(RECORDS, next + BATCH);
         const now = Date.now();
         const records: UsageRecord[] = [];
         for (let index = from; index < next; index += 1) {
@@ -219,14 +222,14 @@ async function main(): Promise<void> {
           };
           records.push(record);
         }
-        await queue.addRecords(records);
+        await queue.addBatch(records);
       }
     };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, pushChunk));
+    await Promise.all(Array.from({ length: IN_FLIGHT }, pushBatch));
     const burstMs = Date.now() - started;
 
     const deadline = started + TIMEOUT_MS;
-    while ((samples.at(-1)?.settled ?? 0) < JOBS && Date.now() < deadline) await sleep(100);
+    while ((samples.at(-1)?.settled ?? 0) < RECORDS && Date.now() < deadline) await sleep(100);
     const cpuAfter = await readCpu(meteringPid, database.url, redisPid);
     const meteringPeakMemoryMiB = Math.round(await peakMemoryMiB(meteringPid));
     // A few more samples so the lag is seen back at zero.
@@ -241,30 +244,30 @@ async function main(): Promise<void> {
               (SELECT sum("usedQuota")::text FROM "Token") AS "quota"`,
     );
     const reached = (count: number) => samples.find((s) => s.settled >= count)?.t;
-    const t10 = reached(JOBS * 0.1);
-    const t90 = reached(JOBS * 0.9);
-    const tAll = reached(JOBS);
+    const t10 = reached(RECORDS * 0.1);
+    const t90 = reached(RECORDS * 0.9);
+    const tAll = reached(RECORDS);
     const lagBack = samples.find((s) => s.t >= burstMs && s.lagSeconds < 1);
     const maxLag = Math.max(...samples.map((s) => s.lagSeconds));
     const result = {
-      jobs: JOBS,
+      records: RECORDS,
       machine: { cpus: cpus().length, loadAverage: loadavg().map((l) => Number(l.toFixed(2))) },
       appEnv: APP_ENV,
-      burst: { ms: burstMs, jobsPerSecond: rate(JOBS, burstMs) },
+      burst: { ms: burstMs, recordsPerSecond: rate(RECORDS, burstMs) },
       settle: {
         allSettledMs: tAll ?? null,
-        sustainedJobsPerSecond:
-          t10 !== undefined && t90 !== undefined ? rate(JOBS * 0.8, t90 - t10) : null,
-        overallJobsPerSecond: tAll !== undefined ? rate(JOBS, tAll) : null,
+        sustainedRecordsPerSecond:
+          t10 !== undefined && t90 !== undefined ? rate(RECORDS * 0.8, t90 - t10) : null,
+        overallRecordsPerSecond: tAll !== undefined ? rate(RECORDS, tAll) : null,
       },
       lag: {
         maxSeconds: Number(maxLag.toFixed(2)),
         backUnderOneSecondMsAfterBurst: lagBack ? lagBack.t - burstMs : null,
       },
-      cpuMicrosecondsPerJob: Object.fromEntries(
+      cpuMicrosecondsPerRecord: Object.fromEntries(
         (Object.keys(cpuAfter) as (keyof CpuReading)[]).map((part) => [
           part,
-          Math.round(((cpuAfter[part] - cpuBefore[part]) * 1e6) / JOBS),
+          Math.round(((cpuAfter[part] - cpuBefore[part]) * 1e6) / RECORDS),
         ]),
       ) as Record<keyof CpuReading, number>,
       meteringPeakMemoryMiB,
@@ -272,7 +275,7 @@ async function main(): Promise<void> {
         rows: check?.rows ?? 0,
         costSum: check?.cost ?? null,
         usedQuotaSum: check?.quota ?? null,
-        consistent: check?.rows === JOBS && check.cost === check.quota,
+        consistent: check?.rows === RECORDS && check.cost === check.quota,
       },
       samples,
       timeline: samples
@@ -305,14 +308,14 @@ async function redisServerPid(redisUrl: string): Promise<number | null> {
 }
 
 function report(result: {
-  jobs: number;
-  cpuMicrosecondsPerJob: Record<keyof CpuReading, number>;
+  records: number;
+  cpuMicrosecondsPerRecord: Record<keyof CpuReading, number>;
   meteringPeakMemoryMiB: number;
-  burst: { ms: number; jobsPerSecond: number };
+  burst: { ms: number; recordsPerSecond: number };
   settle: {
     allSettledMs: number | null;
-    sustainedJobsPerSecond: number | null;
-    overallJobsPerSecond: number | null;
+    sustainedRecordsPerSecond: number | null;
+    overallRecordsPerSecond: number | null;
   };
   lag: { maxSeconds: number; backUnderOneSecondMsAfterBurst: number | null };
   database: { rows: number; consistent: boolean };
@@ -320,15 +323,15 @@ function report(result: {
   timeline: { s: number; settled: number; lag: number; depth: number }[];
 }): void {
   const lines = [
-    `metering benchmark: ${result.jobs} usage jobs, ${result.machine.cpus} CPUs, load ${result.machine.loadAverage.join(' ')}`,
-    `  burst (addBulk):          ${result.burst.ms} ms, ${result.burst.jobsPerSecond} jobs/s`,
+    `metering benchmark: ${result.records} usage records in batches of ${BATCH}, ${result.machine.cpus} CPUs, load ${result.machine.loadAverage.join(' ')}`,
+    `  burst (batch jobs):       ${result.burst.ms} ms, ${result.burst.recordsPerSecond} records/s`,
     `  all settled after:        ${result.settle.allSettledMs ?? 'not within the timeout'} ms from the burst start`,
-    `  sustained settle rate:    ${result.settle.sustainedJobsPerSecond ?? '-'} jobs/s (10% to 90% settled)`,
-    `  overall settle rate:      ${result.settle.overallJobsPerSecond ?? '-'} jobs/s`,
+    `  sustained settle rate:    ${result.settle.sustainedRecordsPerSecond ?? '-'} records/s (10% to 90% settled)`,
+    `  overall settle rate:      ${result.settle.overallRecordsPerSecond ?? '-'} records/s`,
     `  max lag:                  ${result.lag.maxSeconds} s`,
     `  lag < 1 s after burst:    ${result.lag.backUnderOneSecondMsAfterBurst ?? 'never'} ms after the burst ended`,
     `  database:                 ${result.database.rows} rows, totals ${result.database.consistent ? 'consistent' : 'INCONSISTENT'}`,
-    `  CPU per job (us):         metering ${result.cpuMicrosecondsPerJob.metering}, postgres ${result.cpuMicrosecondsPerJob.postgres}, redis ${result.cpuMicrosecondsPerJob.redis} (shared), bench/producer ${result.cpuMicrosecondsPerJob.bench}`,
+    `  CPU per record (us):      metering ${result.cpuMicrosecondsPerRecord.metering}, postgres ${result.cpuMicrosecondsPerRecord.postgres}, redis ${result.cpuMicrosecondsPerRecord.redis} (shared), bench/producer ${result.cpuMicrosecondsPerRecord.bench}`,
     `  metering peak memory:     ${result.meteringPeakMemoryMiB} MiB resident`,
     '  timeline (s, settled, lag s, depth):',
     ...result.timeline.map((s) => `    ${s.s}\t${s.settled}\t${s.lag}\t${s.depth}`),

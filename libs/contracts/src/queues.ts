@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -14,14 +17,24 @@ import {
 // BullMQ queues: the name and the class of a job's data.
 
 export const Queues = {
-  /** One job per finished gateway request (job id = request id); consumed by metering. */
+  /** Usage records of finished gateway requests, many to a job; consumed by metering. */
   Usage: 'usage',
   /** Repeatable maintenance jobs of the metering worker (roll-ups, retention). */
   UsageMaintenance: 'usage-maintenance',
 } as const;
 
-/** The name of every job on the `usage` queue. */
+/**
+ * A job of one `UsageRecord` on the `usage` queue: what edges before batches sent (job id =
+ * request id), and a record metering set aside from its batch to be retried or
+ * dead-lettered alone.
+ */
 export const USAGE_JOB_NAME = 'usage';
+
+/** A job of many records (`UsageBatch`) on the `usage` queue: what edges send. */
+export const USAGE_BATCH_JOB_NAME = 'usage-batch';
+
+/** Most records in one `usage-batch` job. */
+export const USAGE_BATCH_MAX_RECORDS = 500;
 
 /** Job options in BullMQ's shape, without depending on BullMQ. */
 export interface QueueJobOptions {
@@ -32,7 +45,7 @@ export interface QueueJobOptions {
 }
 
 /**
- * What the edge passes to `queue.add(USAGE_JOB_NAME, record, { ...USAGE_JOB_OPTIONS, jobId: record.requestId })`.
+ * The options of every job on the `usage` queue (`UsageQueue` in libs/messaging adds them).
  * A job that fails for a reason other than the database being down (metering waits for it
  * without spending attempts) is retried over about two minutes (1 s, 2 s, ... 64 s), then
  * stays in the failed set: the dead-letter list an operator inspects and replays. Completed
@@ -91,4 +104,16 @@ export class UsageRecord {
   @IsOptional() @IsString() clientIp!: string | null;
   /** Epoch milliseconds when the request arrived. */
   @IsInt() requestedAt!: number;
+}
+
+/**
+ * The data of a `usage-batch` job: the records an edge gathered for a few milliseconds.
+ * Metering validates each record on its own, so a malformed one is set aside alone and
+ * the rest of the batch is billed.
+ */
+export class UsageBatch {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(USAGE_BATCH_MAX_RECORDS)
+  records!: UsageRecord[];
 }

@@ -8,11 +8,11 @@ export {
   type RedisClient,
 } from './messaging.module.js';
 export { inNamespace } from './namespace.js';
-export { InvalidPayloadError, validatePayload } from './payload.js';
+export { InvalidPayloadError, payloadValidator, validatePayload } from './payload.js';
 export {
   NamespacedRedisClient,
   NamespacedRedisServer,
   busConnectionOf,
   type BusConnection,
 } from './transport.js';
-export { UsageQueue, type UsageQueueOptions } from './usage-queue.js';
+export { UsageQueue, type SingleRecordJob, type UsageQueueOptions } from './usage-queue.js';

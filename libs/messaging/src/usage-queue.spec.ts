@@ -1,4 +1,10 @@
-import { USAGE_JOB_NAME, USAGE_JOB_OPTIONS, type UsageRecord } from '@switchyard/contracts';
+import {
+  USAGE_BATCH_JOB_NAME,
+  USAGE_BATCH_MAX_RECORDS,
+  USAGE_JOB_NAME,
+  USAGE_JOB_OPTIONS,
+  type UsageRecord,
+} from '@switchyard/contracts';
 import {
   clearRedisNamespace,
   linesMatching,
@@ -44,35 +50,76 @@ describe('UsageQueue', () => {
     await clearRedisNamespace(url, namespace);
   });
 
-  it('adds one job per request, named and retried as metering expects, keyed by request id', async () => {
-    await queue.addRecords([record('req-a'), record('req-b')]);
-    const job = await queue.getJob('req-a');
-    expect(job?.name).toBe(USAGE_JOB_NAME);
-    expect(job?.data).toEqual(record('req-a'));
+  afterEach(async () => {
+    await queue.obliterate({ force: true });
+  });
+
+  it('adds a batch as one job, named and retried as metering expects', async () => {
+    const records = [record('req-a'), record('req-b')];
+    const jobId = await queue.addBatch(records);
+    const job = await queue.getJob(jobId);
+    expect(job?.name).toBe(USAGE_BATCH_JOB_NAME);
+    expect(job?.data).toEqual({ records });
     expect(job?.opts).toMatchObject({
       attempts: USAGE_JOB_OPTIONS.attempts,
       backoff: USAGE_JOB_OPTIONS.backoff,
     });
+    expect(await queue.getWaitingCount()).toBe(1);
+  });
+
+  it('keeps one job when the same batch is added again (a spool replay, a retried publish)', async () => {
+    const first = await queue.addBatch([record('req-c'), record('req-d')]);
+    const again = await queue.addBatch([record('req-c'), record('req-d')]);
+    const other = await queue.addBatch([record('req-c'), record('req-e')]);
+    expect(again).toBe(first);
+    expect(other).not.toBe(first);
     expect(await queue.getWaitingCount()).toBe(2);
   });
 
-  it('keeps one job when the same request is added again (a spool replay bills once)', async () => {
-    await queue.addRecords([record('req-c')]);
-    await queue.addRecords([record('req-c'), record('req-d')]);
-    expect(await queue.getWaitingCount()).toBe(4);
+  it('names a batch by its earliest request time, readable from the id alone', () => {
+    const jobId = UsageQueue.batchJobId([
+      { ...record('req-f'), requestedAt: 1_700_000_000_500 },
+      { ...record('req-g'), requestedAt: 1_700_000_000_100 },
+    ]);
+    expect(jobId).toMatch(/^batch-1700000000100-[0-9a-f]{32}$/);
+    expect(UsageQueue.requestedAtOf(jobId)).toBe(1_700_000_000_100);
+    expect(UsageQueue.requestedAtOf('0c9a4c0e-3f55-4bd8-a3c6-3b9d3b0a7f21')).toBeUndefined();
+  });
+
+  it('refuses an empty batch and one over the size metering accepts', async () => {
+    await expect(queue.addBatch([])).rejects.toThrow(RangeError);
+    const tooMany = Array.from({ length: USAGE_BATCH_MAX_RECORDS + 1 }, (_, i) => record(`r${i}`));
+    await expect(queue.addBatch(tooMany)).rejects.toThrow(`1 to ${USAGE_BATCH_MAX_RECORDS}`);
+    expect(await queue.getWaitingCount()).toBe(0);
+  });
+
+  it('adds single-record jobs under the ids given, once each', async () => {
+    await queue.addSingleRecords([{ jobId: 'req-h', data: record('req-h') }]);
+    await queue.addSingleRecords([
+      { jobId: 'req-h', data: record('req-h') },
+      { jobId: 'batch-1-abc-0', data: { requestId: 42 } },
+    ]);
+    const job = await queue.getJob('req-h');
+    expect(job?.name).toBe(USAGE_JOB_NAME);
+    expect(job?.data).toEqual(record('req-h'));
+    expect((await queue.getJob('batch-1-abc-0'))?.data).toEqual({ requestId: 42 });
+    expect(await queue.getWaitingCount()).toBe(2);
   });
 
   it('lets a tool shorten the retries of what it adds', async () => {
-    await queue.addRecords([record('req-e')], { attempts: 1 });
-    expect((await queue.getJob('req-e'))?.opts.attempts).toBe(1);
+    const jobId = await queue.addBatch([record('req-i')], { attempts: 1 });
+    await queue.addSingleRecords([{ jobId: 'req-j', data: record('req-j') }], { attempts: 2 });
+    expect((await queue.getJob(jobId))?.opts.attempts).toBe(1);
+    expect((await queue.getJob('req-j'))?.opts.attempts).toBe(2);
   });
 
   it("stores under the installation's namespace only", async () => {
+    const jobId = await queue.addBatch([record('req-k')]);
     const redis = new Redis(url);
     try {
       const keys = await redis.keys(`${prefix}:usage:*`);
       expect(keys.length).toBeGreaterThan(0);
-      expect(await redis.keys('bull:usage:req-a')).toEqual([]);
+      expect(await redis.keys(`bull:usage:${jobId}`)).toEqual([]);
     } finally {
       redis.disconnect();
     }

@@ -1,17 +1,17 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type UsageRecord } from '@switchyard/contracts';
+import { USAGE_BATCH_MAX_RECORDS, type UsageRecord } from '@switchyard/contracts';
 import { UsageQueue } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
 import { Redis } from 'ioredis';
 import { UsageSpool } from './usage-spool.js';
 
-// One usage job per finished request, for the metering worker. Records are gathered for a
-// few milliseconds and added in bulk (one round trip for many requests); the job id is the
-// request id, so a replay never bills twice. When Redis cannot take them they are spooled
-// to disk and replayed once it can.
+// The usage of finished requests, for the metering worker. Records are gathered for a few
+// milliseconds (or until a batch is full) and added as one job: metering's cost per job is
+// then paid once per batch (docs/performance.md, "Metering"). Metering bills each request
+// id once, so a replay never bills twice. When Redis cannot take a batch it is spooled to
+// disk and replayed once it can.
 
 const FLUSH_AFTER_MS = 10;
-const FLUSH_AT = 200;
 const REPLAY_EVERY_MS = 2_000;
 
 export interface UsagePublisherOptions {
@@ -54,7 +54,7 @@ export class UsagePublisher implements OnApplicationShutdown {
 
   record(usage: UsageRecord): void {
     this.pending.push(usage);
-    if (this.pending.length >= FLUSH_AT) void this.flush();
+    if (this.pending.length >= USAGE_BATCH_MAX_RECORDS) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
   }
 
@@ -76,8 +76,8 @@ export class UsagePublisher implements OnApplicationShutdown {
     }
   }
 
-  private enqueue(records: UsageRecord[]): Promise<void> {
-    return this.queue.addRecords(records);
+  private async enqueue(batch: UsageRecord[]): Promise<void> {
+    await this.queue.addBatch(batch);
   }
 
   private async replaySpool(): Promise<void> {

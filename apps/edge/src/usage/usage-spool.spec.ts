@@ -1,7 +1,7 @@
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type UsageRecord } from '@switchyard/contracts';
+import { USAGE_BATCH_MAX_RECORDS, type UsageRecord } from '@switchyard/contracts';
 import { UsageSpool } from './usage-spool.js';
 
 function record(requestId: string): UsageRecord {
@@ -26,14 +26,14 @@ function record(requestId: string): UsageRecord {
 }
 
 describe('UsageSpool', () => {
-  it('replays every spooled record once, in order, and removes what it replayed', async () => {
+  it('replays every spooled batch once, as it was spooled, and removes what it replayed', async () => {
     const directory = await mkdtemp(path.join(tmpdir(), 'spool-'));
     const spool = new UsageSpool(directory);
     await spool.append([record('a'), record('b')]);
     await spool.append([record('c')]);
-    const replayed: string[] = [];
-    await spool.drain(async (records) => void replayed.push(...records.map((r) => r.requestId)));
-    expect(replayed).toEqual(['a', 'b', 'c']);
+    const replayed: string[][] = [];
+    await spool.drain(async (batch) => void replayed.push(batch.map((r) => r.requestId)));
+    expect(replayed).toEqual([['a', 'b'], ['c']]);
     expect(await readdir(directory)).toEqual([]);
     await spool.drain(async () => {
       throw new Error('nothing left to replay');
@@ -51,6 +51,24 @@ describe('UsageSpool', () => {
     const replayed: string[] = [];
     await spool.drain(async (records) => void replayed.push(...records.map((r) => r.requestId)));
     expect(replayed.sort()).toEqual(['a', 'b']);
+    expect(await readdir(directory)).toEqual([]);
+  });
+
+  it('replays the one-record lines of an older edge in batches metering accepts', async () => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'spool-'));
+    const loose = Array.from({ length: USAGE_BATCH_MAX_RECORDS + 20 }, (_, i) =>
+      record(`old-${i}`),
+    );
+    await writeFile(
+      path.join(directory, 'usage-1.jsonl'),
+      `${loose.map((r) => JSON.stringify(r)).join('\n')}\nnot json, cut short by a crash {"req\n`,
+    );
+    const replayed: string[][] = [];
+    await new UsageSpool(directory).drain(
+      async (batch) => void replayed.push(batch.map((r) => r.requestId)),
+    );
+    expect(replayed.map((batch) => batch.length)).toEqual([USAGE_BATCH_MAX_RECORDS, 20]);
+    expect(replayed.flat()).toEqual(loose.map((r) => r.requestId));
     expect(await readdir(directory)).toEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 import { appendFile, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { type UsageRecord } from '@switchyard/contracts';
+import { USAGE_BATCH_MAX_RECORDS, type UsageRecord } from '@switchyard/contracts';
 
-// Usage records that could not reach Redis wait here, one JSON line each, until they can
-// be replayed. A file is renamed before it is replayed, so records spooled meanwhile go to
-// a new file and nothing is read twice or lost.
+// Usage records that could not reach Redis wait here, one batch a JSON line, until they
+// can be replayed. A batch is replayed as it was spooled, so it becomes the job its first
+// attempt would have been (the job id is derived from the batch): had Redis taken it
+// after all, the replay adds nothing. A file is renamed before it is replayed, so records
+// spooled meanwhile go to a new file and nothing is read twice or lost.
 
 export class UsageSpool {
   private readonly file: string;
@@ -13,13 +15,13 @@ export class UsageSpool {
     this.file = path.join(directory, `usage-${process.pid}.jsonl`);
   }
 
-  async append(records: UsageRecord[]): Promise<void> {
+  async append(batch: UsageRecord[]): Promise<void> {
     await mkdir(this.directory, { recursive: true });
-    await appendFile(this.file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await appendFile(this.file, `${JSON.stringify(batch)}\n`);
   }
 
-  /** Hands every spooled record to `replay`, oldest file first; a file is deleted once replayed. */
-  async drain(replay: (records: UsageRecord[]) => Promise<void>): Promise<number> {
+  /** Hands every spooled batch to `replay`, oldest file first; a file is deleted once replayed. */
+  async drain(replay: (batch: UsageRecord[]) => Promise<void>): Promise<number> {
     let names: string[];
     try {
       names = await readdir(this.directory);
@@ -41,17 +43,32 @@ export class UsageSpool {
 
   private async replayFile(
     file: string,
-    replay: (records: UsageRecord[]) => Promise<void>,
+    replay: (batch: UsageRecord[]) => Promise<void>,
   ): Promise<void> {
     const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line.trim() !== '');
-    const records = lines.flatMap((line) => {
+    const batches: UsageRecord[][] = [];
+    // Edges before batched jobs spooled one record a line: those are gathered into batches.
+    let loose: UsageRecord[] = [];
+    for (const line of lines) {
+      let parsed: unknown;
       try {
-        return [JSON.parse(line) as UsageRecord];
+        parsed = JSON.parse(line);
       } catch {
-        return [];
+        continue;
       }
-    });
-    for (let i = 0; i < records.length; i += 500) await replay(records.slice(i, i + 500));
+      if (Array.isArray(parsed)) batches.push(parsed as UsageRecord[]);
+      else if (typeof parsed === 'object' && parsed !== null) loose.push(parsed as UsageRecord);
+      if (loose.length === USAGE_BATCH_MAX_RECORDS) {
+        batches.push(loose);
+        loose = [];
+      }
+    }
+    if (loose.length > 0) batches.push(loose);
+    for (const batch of batches) {
+      for (let i = 0; i < batch.length; i += USAGE_BATCH_MAX_RECORDS) {
+        await replay(batch.slice(i, i + USAGE_BATCH_MAX_RECORDS));
+      }
+    }
     await unlink(file);
   }
 }

@@ -1,4 +1,5 @@
 import { type UsageRecord } from '@switchyard/contracts';
+import { type Job } from 'bullmq';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -82,7 +83,7 @@ describe('dead letters', () => {
     expect((await tokenState(token.id)).usedQuota).toBe('0');
 
     // The operator fixes the record, then replays it: billed once.
-    await failed.updateData(valid);
+    await (failed as Job<UsageRecord>).updateData(valid);
     expect((await cli('replay', '--id', valid.requestId)).code).toBe(0);
     await settled(queue, [valid.requestId]);
     // gpt-4o-mini: 10 prompt tokens at $0.15 and 20 completion tokens at $0.60 per million.
@@ -90,8 +91,7 @@ describe('dead letters', () => {
     expect(await cli('replay', '--id', valid.requestId)).toMatchObject({ code: 1 });
 
     // The edge's spool delivers the same request once more: still billed once.
-    await enqueue(queue, [valid]);
-    await settled(queue, [valid.requestId]);
+    await settled(queue, await enqueue(queue, [valid]));
     expect((await tokenState(token.id)).usedQuota).toBe('14');
   });
 
@@ -102,13 +102,14 @@ describe('dead letters', () => {
       tokenId: token.id,
       usage: { promptTokens: 2 ** 31, completionTokens: 0 },
     });
+    // In one batch: each is set aside from it and dead-lettered alone, under its request id.
     await enqueue(queue, [tooSlow, tooLong]);
     expect((await deadLettered(queue, tooSlow.requestId)).failedReason).toContain('latencyMs');
     expect((await deadLettered(queue, tooLong.requestId)).failedReason).toContain('promptTokens');
 
     for (const record of [tooSlow, tooLong]) {
       const job = await queue.getJob(record.requestId);
-      await job?.updateData({
+      await (job as Job<UsageRecord> | undefined)?.updateData({
         ...record,
         latencyMs: 1,
         usage: { promptTokens: 1, completionTokens: 1 },

@@ -1,4 +1,5 @@
 import { type UsageRecord } from '@switchyard/contracts';
+import { UsageQueue } from '@switchyard/messaging';
 import { type Job, type Queue } from 'bullmq';
 
 /** A usage job that failed every attempt (or was invalid) and waits for an operator. */
@@ -7,7 +8,11 @@ export interface DeadLetter {
   reason: string;
   attempts: number;
   failedAt: string | null;
+  /** Usage records the job holds: one, or a batch's (a batch fails whole only when it cannot be read). */
+  records: number;
+  /** Of the job's only record, or the earliest of a batch. */
   requestedAt: string | null;
+  /** Of the job's only record; null for a batch. */
   tokenId: number | null;
   model: string | null;
   /** The job's data exactly as it is stored, for an operator to inspect. */
@@ -62,15 +67,19 @@ export class DeadLetters {
 }
 
 function describe(job: Job): DeadLetter {
-  const data = (job.data ?? {}) as Partial<Record<keyof UsageRecord, unknown>>;
+  const records = UsageQueue.recordsOf(job);
+  const only = (records.length === 1 ? (records[0] ?? {}) : {}) as Partial<
+    Record<keyof UsageRecord, unknown>
+  >;
   return {
     id: job.id ?? '',
     reason: job.failedReason ?? '',
     attempts: job.attemptsMade,
     failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
-    requestedAt: isoTime(data.requestedAt),
-    tokenId: typeof data.tokenId === 'number' ? data.tokenId : null,
-    model: typeof data.model === 'string' ? data.model : null,
+    records: records.length,
+    requestedAt: isoTime(UsageQueue.requestedAtOf(job.id ?? '') ?? only.requestedAt),
+    tokenId: typeof only.tokenId === 'number' ? only.tokenId : null,
+    model: typeof only.model === 'string' ? only.model : null,
     data: job.data,
   };
 }

@@ -1,7 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadEnvironment, MeteringEnv } from '@switchyard/config';
-import { type QueueJobOptions, type UsageRecord } from '@switchyard/contracts';
+import {
+  USAGE_BATCH_MAX_RECORDS,
+  type QueueJobOptions,
+  type UsageRecord,
+} from '@switchyard/contracts';
 import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import { createLogger } from '@switchyard/observability';
 import { createService } from '@switchyard/service';
@@ -82,15 +86,32 @@ export function usageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
   };
 }
 
-/** Enqueues as the edge does: job name `usage`, job id = request id, the shared options. */
+/** Enqueues as the edge does: batches of up to USAGE_BATCH_MAX_RECORDS; returns their job ids. */
 export async function enqueue(
   queue: UsageQueue,
   records: UsageRecord[],
   options: Partial<QueueJobOptions> = {},
-): Promise<void> {
-  for (let start = 0; start < records.length; start += 1_000) {
-    await queue.addRecords(records.slice(start, start + 1_000), options);
+): Promise<string[]> {
+  const jobIds: string[] = [];
+  for (let start = 0; start < records.length; start += USAGE_BATCH_MAX_RECORDS) {
+    jobIds.push(
+      await queue.addBatch(records.slice(start, start + USAGE_BATCH_MAX_RECORDS), options),
+    );
   }
+  return jobIds;
+}
+
+/** Enqueues as edges before batches did: a job per record, job id = request id. */
+export async function enqueueOneByOne(
+  queue: UsageQueue,
+  records: UsageRecord[],
+  options: Partial<QueueJobOptions> = {},
+): Promise<string[]> {
+  await queue.addSingleRecords(
+    records.map((record) => ({ jobId: record.requestId, data: record })),
+    options,
+  );
+  return records.map((record) => record.requestId);
 }
 
 /**

@@ -51,6 +51,7 @@ describe('Postgres outage', () => {
   it('loses no usage and spends no attempt while Postgres is stopped and started again', async () => {
     const token = await createToken(null);
     const records: ReturnType<typeof usageRecord>[] = [];
+    const jobIds: string[] = [];
     let producing = true;
     const produce = (async () => {
       for (let round = 0; producing || round < 60; round += 1) {
@@ -62,7 +63,7 @@ describe('Postgres outage', () => {
           }),
         );
         records.push(...burst);
-        await enqueue(queue, burst);
+        jobIds.push(...(await enqueue(queue, burst)));
         await sleep(50);
       }
     })();
@@ -89,11 +90,7 @@ describe('Postgres outage', () => {
       producing = false;
     }
     await produce;
-    await settled(
-      queue,
-      records.map((r) => r.requestId),
-      60_000,
-    );
+    await settled(queue, jobIds, 60_000);
 
     expect(lowestReachable).toBe(0);
     expect(heldDuringOutage).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type UsageRecord } from '@switchyard/contracts';
+import { UsageRecord } from '@switchyard/contracts';
+import { payloadValidator } from '@switchyard/messaging';
 import { costOf } from '../pricing/cost.js';
 import { PriceBook } from '../pricing/price-book.js';
 import { TokenCounter } from './token-counter.js';
@@ -68,16 +69,32 @@ const NOTHING_USED: TokenUsage = { promptTokens: 0, completionTokens: 0, tokensC
 
 @Injectable()
 export class UsageEntryFactory {
+  /** The `UsageRecord` contract, its metadata read once: it runs for every record. */
+  private readonly validRecord = payloadValidator(UsageRecord);
+
   constructor(
     private readonly prices: PriceBook,
     private readonly tokens: TokenCounter,
   ) {}
 
   /**
+   * A received record validated against the contract, counted and priced. Throws
+   * InvalidPayloadError or InvalidUsageError for a record that must not be billed as it is;
+   * a promise only when the tokenizer must count.
+   */
+  fromPayload(data: unknown): UsageEntry | Promise<UsageEntry> {
+    const record = this.validRecord(data);
+    const tokens = this.tokenUsage(record);
+    return tokens instanceof Promise
+      ? tokens.then((counted) => this.create(record, counted))
+      : this.create(record, tokens);
+  }
+
+  /**
    * What the request used: as the upstream reported it, else counted with the tokenizer
    * (a promise only then, so the usual case stays synchronous).
    */
-  tokenUsage(record: UsageRecord): TokenUsage | Promise<TokenUsage> {
+  private tokenUsage(record: UsageRecord): TokenUsage | Promise<TokenUsage> {
     if (record.usage) {
       return {
         promptTokens: record.usage.promptTokens,
@@ -90,7 +107,7 @@ export class UsageEntryFactory {
   }
 
   /** Prices one request and checks it fits its columns. */
-  create(record: UsageRecord, tokens: TokenUsage): UsageEntry {
+  private create(record: UsageRecord, tokens: TokenUsage): UsageEntry {
     const requestedAt = new Date(record.requestedAt);
     if (Number.isNaN(requestedAt.getTime()) || record.requestedAt < 0) {
       throw new InvalidUsageError(`requestedAt is not a time: ${record.requestedAt}`);

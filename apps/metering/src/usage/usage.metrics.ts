@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Queues, type UsageRecord } from '@switchyard/contracts';
+import { UsageQueue } from '@switchyard/messaging';
 import { Counter, Gauge, Histogram, Registry } from '@switchyard/observability';
-import { type Job, type Queue } from 'bullmq';
+import { type Queue } from 'bullmq';
 
 export type SettledResult = 'billed' | 'duplicate';
 export type FailureReason = 'invalid' | 'error';
@@ -17,6 +18,7 @@ interface QueueSnapshot {
  * Jobs looked at, from the head of each of the waiting, active and delayed sets, for the
  * oldest request time: jobs arrive roughly in request order, not exactly (a long stream is
  * enqueued when it ends), and reading every job of a deep queue at each scrape is too dear.
+ * A batch job's earliest request time is in its id, so only jobs of one record are read.
  */
 const LAG_SAMPLE = 50;
 /** A scrape waits this long for Redis, then answers with the last values read. */
@@ -42,8 +44,8 @@ export class UsageMetrics {
     @InjectQueue(Queues.Usage) private readonly queue: Queue,
   ) {
     const settled = new Counter({
-      name: 'metering_jobs_settled_total',
-      help: 'Usage jobs settled into Postgres: billed, or found already billed (a duplicate delivery).',
+      name: 'metering_records_settled_total',
+      help: 'Usage records settled into Postgres: billed, or found already billed (a duplicate delivery).',
       labelNames: ['result'],
       registers: [registry],
     });
@@ -92,7 +94,7 @@ export class UsageMetrics {
     const snapshot = () => this.queueSnapshot();
     new Gauge({
       name: 'metering_queue_depth',
-      help: 'Usage jobs not settled yet: waiting, delayed (retrying) and active.',
+      help: 'Usage jobs not settled yet (a job holds one to 500 records): waiting, delayed (retrying) and active.',
       registers: [registry],
       collect: read((s) => s.depth),
     });
@@ -125,23 +127,41 @@ export class UsageMetrics {
     return this.reading;
   }
 
+  /**
+   * When the job's (earliest) request arrived: from a batch job's id, else from the record;
+   * the enqueue time for a job whose data says nothing usable, nothing for one gone since.
+   */
+  private async requestedAt(jobId: string): Promise<number | undefined> {
+    const fromId = UsageQueue.requestedAtOf(jobId);
+    if (fromId !== undefined) return fromId;
+    const job = await this.queue.getJob(jobId);
+    if (!job) return undefined;
+    const data = job.data as Partial<UsageRecord> | undefined;
+    return typeof data?.requestedAt === 'number' && Number.isFinite(data.requestedAt)
+      ? data.requestedAt
+      : job.timestamp;
+  }
+
   private async readQueue(now: number): Promise<QueueSnapshot> {
     const [counts, oldestWaiting, oldestActive, delayed] = await Promise.all([
       this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed'),
       // Lists hold their oldest jobs at the tail: ascending order starts there.
-      this.queue.getJobs(['wait'], 0, LAG_SAMPLE - 1, true),
-      this.queue.getJobs(['active'], 0, LAG_SAMPLE - 1, true),
-      this.queue.getJobs(['delayed'], 0, LAG_SAMPLE - 1, true),
+      this.queue.getRanges(['wait'], 0, LAG_SAMPLE - 1, true),
+      this.queue.getRanges(['active'], 0, LAG_SAMPLE - 1, true),
+      this.queue.getRanges(['delayed'], 0, LAG_SAMPLE - 1, true),
     ]);
     const depth =
       (counts.waiting ?? 0) +
       (counts.prioritized ?? 0) +
       (counts.delayed ?? 0) +
       (counts.active ?? 0);
-    const requested = [...oldestWaiting, ...oldestActive, ...delayed]
-      .filter((job): job is Job => job !== undefined && job !== null)
-      .map(requestedAt);
-    const oldest = requested.length > 0 ? Math.min(...requested) : now;
+    const requested = await Promise.all(
+      [...new Set([...oldestWaiting, ...oldestActive, ...delayed])].map((id) =>
+        this.requestedAt(id),
+      ),
+    );
+    const known = requested.filter((time): time is number => time !== undefined);
+    const oldest = known.length > 0 ? Math.min(...known) : now;
     return {
       depth,
       deadLetters: counts.failed ?? 0,
@@ -156,12 +176,4 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** When the request arrived; the enqueue time for a job whose data says nothing usable. */
-function requestedAt(job: Job): number {
-  const data = job.data as Partial<UsageRecord> | undefined;
-  return typeof data?.requestedAt === 'number' && Number.isFinite(data.requestedAt)
-    ? data.requestedAt
-    : job.timestamp;
 }

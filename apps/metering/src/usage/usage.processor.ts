@@ -5,8 +5,19 @@ import {
 } from '@nestjs/common';
 import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { MeteringEnv } from '@switchyard/config';
-import { Queues, UsageRecord } from '@switchyard/contracts';
-import { InvalidPayloadError, validatePayload } from '@switchyard/messaging';
+import {
+  Queues,
+  USAGE_BATCH_JOB_NAME,
+  UsageBatch,
+  type QueueJobOptions,
+} from '@switchyard/contracts';
+import {
+  InvalidPayloadError,
+  payloadValidator,
+  QueueConnection,
+  UsageQueue,
+  type SingleRecordJob,
+} from '@switchyard/messaging';
 import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
 import { PriceBook } from '../pricing/price-book.js';
 import { StoreUnavailableError } from './micro-batcher.js';
@@ -14,10 +25,19 @@ import { InvalidUsageError, UsageEntryFactory, type UsageEntry } from './usage-e
 import { UsageSettlement } from './usage-settlement.service.js';
 import { UsageMetrics } from './usage.metrics.js';
 
+/** A request id that BullMQ takes as a job id, and that no batch id can be. */
+const REQUEST_ID_AS_JOB_ID = /^(?!batch-)(?!\d+$)[A-Za-z0-9._-]{1,64}$/;
+
 /**
- * Consumes the `usage` queue. Many jobs are active at once; each hands its record to the
- * batcher and completes when the batch holding it commits. An invalid record fails at
- * once (no retry) and stays in the failed set: the dead-letter list.
+ * Consumes the `usage` queue. A few jobs are active at once; each hands its records to the
+ * batcher and completes when the batches holding them commit.
+ *
+ * A batch job (what edges send) is validated record by record: a record that is malformed,
+ * or that the database refuses, is set aside as a job of its own (its request id as job
+ * id) and the rest of the batch is billed. A job of one record (what edges before batches
+ * sent, and a set-aside record) that is invalid fails at once (no retry) and stays in the
+ * failed set: the dead-letter list. Every record is billed once by its request id, so a
+ * redelivered batch bills nothing twice.
  */
 @Processor(Queues.Usage, {
   autorun: false,
@@ -33,6 +53,9 @@ export class UsageProcessor
   implements OnApplicationBootstrap, BeforeApplicationShutdown
 {
   private readonly logger = new Logger(UsageProcessor.name);
+  private readonly validBatch = payloadValidator(UsageBatch);
+  /** Where records set aside from their batch go: the same queue, as jobs of one record. */
+  private readonly setAsideQueue: UsageQueue;
   private stopping = false;
   private lastWorkerError = '';
 
@@ -43,38 +66,106 @@ export class UsageProcessor
     private readonly metrics: UsageMetrics,
     private readonly env: MeteringEnv,
     @InjectQueue(Queues.Usage) private readonly queue: Queue,
+    queues: QueueConnection,
   ) {
     super();
+    this.setAsideQueue = UsageQueue.open(queues);
+    this.setAsideQueue.on('error', (error: Error) => this.onWorkerError(error));
   }
 
   async process(job: Job): Promise<void> {
+    if (job.name === USAGE_BATCH_JOB_NAME) await this.processBatch(job);
+    else await this.processRecord(job);
+  }
+
+  private async processRecord(job: Job): Promise<void> {
     let entry: UsageEntry;
     try {
-      const record = validatePayload(UsageRecord, job.data);
-      const tokens = this.entries.tokenUsage(record);
-      entry = this.entries.create(record, tokens instanceof Promise ? await tokens : tokens);
+      const prepared = this.entries.fromPayload(job.data);
+      entry = prepared instanceof Promise ? await prepared : prepared;
     } catch (error) {
-      if (error instanceof InvalidPayloadError || error instanceof InvalidUsageError) {
-        this.metrics.countFailure('invalid');
-        this.logger.warn({
-          message: 'invalid usage record sent to the dead-letter list',
-          jobId: job.id,
-          reason: error.message,
-        });
-        throw new UnrecoverableError(`invalid usage record: ${error.message}`);
-      }
+      if (isInvalid(error)) this.deadLetter(job, error);
       throw error;
     }
     try {
       this.metrics.countSettled(await this.settlement.settle(entry));
     } catch (error) {
-      if (error instanceof StoreUnavailableError) {
-        // Shutting down while Postgres is away: back to the head of the queue, no attempt spent.
-        throw Worker.RateLimitError();
-      }
-      this.metrics.countFailure('error');
+      throw this.settlementFailure(error);
+    }
+  }
+
+  private async processBatch(job: Job): Promise<void> {
+    let records: unknown[];
+    try {
+      records = this.validBatch(job.data).records;
+    } catch (error) {
+      if (isInvalid(error)) this.deadLetter(job, error);
       throw error;
     }
+    const setAside: (SingleRecordJob & { reason: string })[] = [];
+    const setAsideFor = (index: number, error: unknown) =>
+      setAside.push({
+        jobId: setAsideJobId(job, index, records[index]),
+        data: records[index],
+        reason: error instanceof Error ? error.message : String(error),
+      });
+
+    const entries: { index: number; entry: UsageEntry }[] = [];
+    for (let index = 0; index < records.length; index += 1) {
+      try {
+        const prepared = this.entries.fromPayload(records[index]);
+        entries.push({ index, entry: prepared instanceof Promise ? await prepared : prepared });
+      } catch (error) {
+        if (!isInvalid(error)) throw error;
+        setAsideFor(index, error);
+      }
+    }
+
+    const outcomes = await Promise.allSettled(
+      entries.map(({ entry }) => this.settlement.settle(entry)),
+    );
+    let unavailable: unknown;
+    outcomes.forEach((outcome, position) => {
+      if (outcome.status === 'fulfilled') return;
+      if (outcome.reason instanceof StoreUnavailableError) unavailable = outcome.reason;
+      else setAsideFor(entries[position]!.index, outcome.reason);
+    });
+    // The records billed now are duplicates when the job comes back: billed once.
+    if (unavailable !== undefined) throw this.settlementFailure(unavailable);
+
+    if (setAside.length > 0) {
+      await this.setAsideQueue.addSingleRecords(setAside, retriesOf(job));
+      for (const { jobId, reason } of setAside) {
+        this.logger.warn({
+          message: 'usage record set aside from its batch, to be retried or dead-lettered alone',
+          batchJobId: job.id,
+          jobId,
+          reason,
+        });
+      }
+    }
+    for (const outcome of outcomes) {
+      if (outcome.status === 'fulfilled') this.metrics.countSettled(outcome.value);
+    }
+  }
+
+  private deadLetter(job: Job, error: Error): never {
+    this.metrics.countFailure('invalid');
+    this.logger.warn({
+      message: 'invalid usage job sent to the dead-letter list',
+      jobId: job.id,
+      reason: error.message,
+    });
+    throw new UnrecoverableError(`invalid usage record: ${error.message}`);
+  }
+
+  private settlementFailure(error: unknown): unknown {
+    if (error instanceof StoreUnavailableError) {
+      // Shutting down while Postgres is away: back to the head of the queue, no attempt spent.
+      return Worker.RateLimitError();
+    }
+    this.metrics.countFailure('error');
+    return error;
   }
 
   onApplicationBootstrap(): void {
@@ -97,6 +188,7 @@ export class UsageProcessor
     this.stopping = true;
     this.settlement.stop();
     await this.worker.close();
+    await this.setAsideQueue.close();
   }
 
   @OnWorkerEvent('error')
@@ -118,4 +210,25 @@ export class UsageProcessor
       reason: error.message,
     });
   }
+}
+
+function isInvalid(error: unknown): error is InvalidPayloadError | InvalidUsageError {
+  return error instanceof InvalidPayloadError || error instanceof InvalidUsageError;
+}
+
+/** The record's request id when it can be one (an operator finds it by that), else its place. */
+function setAsideJobId(batch: Job, index: number, record: unknown): string {
+  const requestId = (record as { requestId?: unknown } | null)?.requestId;
+  return typeof requestId === 'string' && REQUEST_ID_AS_JOB_ID.test(requestId)
+    ? requestId
+    : `${batch.id}-${index}`;
+}
+
+/** A batch's retries, for what it sets aside: a tool's shorter ones hold for those too. */
+function retriesOf(batch: Job): Partial<QueueJobOptions> {
+  const { attempts, backoff } = batch.opts;
+  return {
+    ...(attempts === undefined ? {} : { attempts }),
+    ...(typeof backoff === 'object' ? { backoff: backoff as QueueJobOptions['backoff'] } : {}),
+  };
 }

@@ -4,7 +4,13 @@ import { type GatewayEndpoint } from '@switchyard/contracts';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { adapterFor, convertRequest, messagesRequest } from './provider-conversion.js';
+import {
+  adapterFor,
+  convertRequest,
+  countTokensRequest,
+  messagesRequest,
+  responsesRequest,
+} from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
@@ -18,6 +24,9 @@ const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
   'images.generations': '/images/generations',
   // An openai channel gets a /v1/messages request as a chat completion.
   messages: '/chat/completions',
+  // Only anthropic channels are asked to count (failover.ts counts for the others).
+  'messages.count_tokens': '/v1/messages/count_tokens',
+  responses: '/responses',
 };
 
 export interface ForwardRequest {
@@ -47,16 +56,21 @@ export class ChannelForwarder {
     const secret = this.vault.secretOf(candidate.key);
     const adapter = adapterFor(request.endpoint, candidate.channel);
     const settings = candidate.channel.settings ?? {};
+    const input = {
+      body: request.body,
+      upstreamModel: candidate.upstreamModel,
+      secret,
+      settings,
+      beta: request.clientHeaders['anthropic-beta'],
+    };
     const converted =
       request.endpoint === 'messages'
-        ? messagesRequest(adapter, candidate.channel, {
-            body: request.body,
-            upstreamModel: candidate.upstreamModel,
-            secret,
-            settings,
-            beta: request.clientHeaders['anthropic-beta'],
-          })
-        : adapter
+        ? messagesRequest(adapter, candidate.channel, input)
+        : request.endpoint === 'messages.count_tokens'
+          ? countTokensRequest(candidate.channel, input)
+          : request.endpoint === 'responses'
+            ? adapter && responsesRequest(adapter, input)
+            : adapter
           ? convertRequest(
               adapter,
               request.endpoint,

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type UsageRecord } from '@switchyard/contracts';
 import { costOf } from '../pricing/cost.js';
 import { PriceBook } from '../pricing/price-book.js';
-import { TokenCounter } from './token-counter.js';
+import { TokenCounter } from '@switchyard/providers';
 
 /** One usage record ready to be written: counted, priced, and fitting its columns. */
 export interface UsageEntry {

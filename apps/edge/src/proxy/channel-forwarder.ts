@@ -71,18 +71,18 @@ export class ChannelForwarder {
           : request.endpoint === 'responses'
             ? adapter && responsesRequest(adapter, input)
             : adapter
-          ? convertRequest(
-              adapter,
-              request.endpoint,
-              {
-                body: request.body.json,
-                upstreamModel: candidate.upstreamModel,
-                secret,
-                settings,
-              },
-              request.body.stream,
-            )
-          : undefined;
+              ? convertRequest(
+                  adapter,
+                  request.endpoint,
+                  {
+                    body: request.body.json,
+                    upstreamModel: candidate.upstreamModel,
+                    secret,
+                    settings,
+                  },
+                  request.body.stream,
+                )
+              : undefined;
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],

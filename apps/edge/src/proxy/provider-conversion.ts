@@ -242,7 +242,12 @@ export function countTokensAnswer(status: number, answer: Answer, model: string)
   if (answer.kind !== 'whole' || status >= 400) return answer;
   return {
     ...answer,
-    summary: { usage: { promptTokens: 0, completionTokens: 0 }, model, completionText: '', items: 0 },
+    summary: {
+      usage: { promptTokens: 0, completionTokens: 0 },
+      model,
+      completionText: '',
+      items: 0,
+    },
   };
 }
 

@@ -44,10 +44,7 @@ export class Relay {
       };
     }
 
-    void reply
-      .status(status)
-      .header('cache-control', 'no-cache')
-      .header('x-accel-buffering', 'no');
+    void reply.status(status).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
     const observer = new StreamObserver();
     const events = new WholeEvents();
     let interrupted: string | null = null;

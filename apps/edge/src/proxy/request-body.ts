@@ -150,7 +150,11 @@ function checkResponses(json: Record<string, unknown>): string[] {
     });
   } else if (input !== undefined && input !== null) {
     throw invalid("'input' must be a string or an array of items.", 'input');
-  } else if (json.previous_response_id == null && json.conversation == null && json.prompt == null) {
+  } else if (
+    json.previous_response_id == null &&
+    json.conversation == null &&
+    json.prompt == null
+  ) {
     throw invalid("'input' is required.", 'input');
   }
   if (json.tools !== undefined && json.tools !== null && !Array.isArray(json.tools))

@@ -209,7 +209,8 @@ export function chatAnswerToResponse(
     { ...ending(choice?.finish_reason), output, usage: responsesUsage(usage) },
   );
   const completionText =
-    text + calls.map((call) => (call.function?.name ?? '') + (call.function?.arguments ?? '')).join('');
+    text +
+    calls.map((call) => (call.function?.name ?? '') + (call.function?.arguments ?? '')).join('');
   return {
     body: Buffer.from(JSON.stringify(response)),
     usage: usage?.reported ?? null,
@@ -500,7 +501,9 @@ function outputTextOf(response: ResponseBody): string {
   return (response.output ?? [])
     .map((item) =>
       item.type === 'message'
-        ? (item.content ?? []).map((part) => (typeof part.text === 'string' ? part.text : '')).join('')
+        ? (item.content ?? [])
+            .map((part) => (typeof part.text === 'string' ? part.text : ''))
+            .join('')
         : typeof item.arguments === 'string'
           ? item.arguments
           : '',
@@ -544,7 +547,8 @@ export class ResponsesStreamReader implements StreamTranslator {
       response?: ResponseBody;
     }>(chunk)) {
       if (typeof payload.sequence_number === 'number') this.lastSequence = payload.sequence_number;
-      if (payload.type === 'error') this.failure = payload.message ?? 'the upstream reported an error';
+      if (payload.type === 'error')
+        this.failure = payload.message ?? 'the upstream reported an error';
       else if (FINAL_EVENTS.has(payload.type ?? '')) {
         this.ended = true;
         this.usage = reportedResponsesUsage(payload.response?.usage) ?? this.usage;

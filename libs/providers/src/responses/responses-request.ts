@@ -41,10 +41,7 @@ export function responsesStateRefusal(body: Record<string, unknown>): GatewayErr
       'store',
     );
   if (body.background === true)
-    return unsupported(
-      `\`background\` cannot be used with this model: ${NOT_KEPT}.`,
-      'background',
-    );
+    return unsupported(`\`background\` cannot be used with this model: ${NOT_KEPT}.`, 'background');
   if (body.prompt !== undefined && body.prompt !== null)
     return unsupported(
       `\`prompt\` (a stored prompt template) cannot be used with this model: ${NOT_KEPT}.`,
@@ -67,7 +64,7 @@ export function responsesStateRefusal(body: Record<string, unknown>): GatewayErr
     const index = (body.input as Item[]).findIndex((item) => item?.type === 'item_reference');
     if (index >= 0)
       return unsupported(
-        `Item references cannot be used with this model: ${NOT_KEPT}. Send the items themselves.`,
+        `\`item_reference\` items cannot be used with this model: ${NOT_KEPT}. Send the items themselves.`,
         `input[${index}]`,
       );
   }
@@ -139,17 +136,22 @@ function outputText(output: unknown, param: string): string {
  */
 function inputMessages(input: unknown): ChatMessage[] {
   if (typeof input === 'string') return [{ role: 'user', content: input }];
-  if (!Array.isArray(input)) throw invalid('`input` must be a string or an array of items.', 'input');
+  if (!Array.isArray(input))
+    throw invalid('`input` must be a string or an array of items.', 'input');
   const messages: ChatMessage[] = [];
   let assistant: ChatMessage | null = null;
   (input as Item[]).forEach((item, index) => {
     const where = `input[${index}]`;
-    if (typeof item !== 'object' || item === null) throw invalid('An input item must be an object.', where);
+    if (typeof item !== 'object' || item === null)
+      throw invalid('An input item must be an object.', where);
     const type = item.type ?? 'message';
     if (type === 'message') {
       const role = item.role;
       if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer')
-        throw invalid('A message item needs a role: user, assistant, system or developer.', `${where}.role`);
+        throw invalid(
+          'A message item needs a role: user, assistant, system or developer.',
+          `${where}.role`,
+        );
       const content = messageContent(item.content, `${where}.content`);
       if (role === 'assistant') {
         const text = typeof content === 'string' ? content : '';

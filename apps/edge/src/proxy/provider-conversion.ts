@@ -205,7 +205,7 @@ export function responsesAnswer(
     if (answer.kind === 'whole') {
       if (status >= 400) return answer;
       // A body that is no Response is left unread: the failover step then fails it over.
-      let read: TranslatedAnswer | null = null;
+      let read: TranslatedAnswer;
       try {
         read = responsesPassthroughUsage(answer.body, context);
       } catch {

@@ -1,6 +1,7 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type GatewayEndpoint } from '@switchyard/contracts';
+import { type OutboundRequest } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
@@ -61,28 +62,27 @@ export class ChannelForwarder {
       upstreamModel: candidate.upstreamModel,
       secret,
       settings,
-      beta: request.clientHeaders['anthropic-beta'],
     };
-    const converted =
-      request.endpoint === 'messages'
-        ? messagesRequest(adapter, candidate.channel, input)
-        : request.endpoint === 'messages.count_tokens'
-          ? countTokensRequest(candidate.channel, input)
-          : request.endpoint === 'responses'
-            ? adapter && responsesRequest(adapter, input)
-            : adapter
-              ? convertRequest(
-                  adapter,
-                  request.endpoint,
-                  {
-                    body: request.body.json,
-                    upstreamModel: candidate.upstreamModel,
-                    secret,
-                    settings,
-                  },
-                  request.body.stream,
-                )
-              : undefined;
+    let converted: OutboundRequest | null | undefined;
+    if (request.endpoint === 'messages')
+      converted = messagesRequest(adapter, candidate.channel, {
+        ...input,
+        beta: request.clientHeaders['anthropic-beta'],
+      });
+    else if (request.endpoint === 'messages.count_tokens')
+      converted = countTokensRequest(candidate.channel, {
+        ...input,
+        beta: request.clientHeaders['anthropic-beta'],
+      });
+    else if (request.endpoint === 'responses')
+      converted = adapter && responsesRequest(adapter, input);
+    else if (adapter)
+      converted = convertRequest(
+        adapter,
+        request.endpoint,
+        { ...input, body: request.body.json },
+        request.body.stream,
+      );
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],

@@ -179,12 +179,13 @@ log(
 log('channel   kind       rps  p50(ms)  p99(ms) cpu(us) errors');
 const rows = await run();
 log();
+const signed = (micros: number): string => `${micros >= 0 ? '+' : ''}${micros.toFixed(0)}`;
 for (const kind of ['json', 'stream'] as const) {
   const cpu = (provider: Provider) =>
     rows.find((r) => r.provider === provider && r.kind === kind)!.edgeCpuMicrosPerRequest;
   const passthrough = cpu('openai');
   log(
-    `${kind}: converting costs the edge +${(cpu('anthropic') - passthrough).toFixed(0)} us (anthropic), +${(cpu('gemini') - passthrough).toFixed(0)} us (gemini) of CPU per request over passing through (${passthrough.toFixed(0)} us)`,
+    `${kind}: converting costs the edge ${signed(cpu('anthropic') - passthrough)} us (anthropic), ${signed(cpu('gemini') - passthrough)} us (gemini) of CPU per request over passing through (${passthrough.toFixed(0)} us)`,
   );
 }
 if (rows.some((row) => row.result.errors > 0)) {

@@ -4,7 +4,6 @@ import { loadEnvironment, MockUpstreamEnv } from '@switchyard/config';
 import { createLogger } from '@switchyard/observability';
 import { createService } from '@switchyard/service';
 import OpenAI from 'openai';
-import request from 'supertest';
 import { MockUpstreamModule } from '../app.module.js';
 
 // The mock's Responses API as OpenAI's own SDK sees it (its stream helper checks the event

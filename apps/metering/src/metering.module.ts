@@ -17,7 +17,7 @@ import { MaintenanceService } from './maintenance/maintenance.service.js';
 import { PriceBook } from './pricing/price-book.js';
 import { PriceEventsController } from './pricing/price-events.controller.js';
 import { PricingRepository } from './pricing/pricing.repository.js';
-import { TokenCounter } from './usage/token-counter.js';
+import { TokenCounter } from '@switchyard/providers';
 import { UsageEntryFactory } from './usage/usage-entry.js';
 import { UsageSettlement } from './usage/usage-settlement.service.js';
 import { UsageMetrics } from './usage/usage.metrics.js';

@@ -18,6 +18,7 @@ import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ExchangeService } from './openai/exchange.js';
 import { ImagesController } from './openai/images.controller.js';
 import { ModelsController } from './openai/models.controller.js';
+import { ResponsesController } from './openai/responses.controller.js';
 import { ProviderErrorFilter } from './openai/provider-error.filter.js';
 
 @Module({})
@@ -29,6 +30,7 @@ export class MockUpstreamModule {
       imports: [MetricsModule.forService('mock-upstream'), HealthModule.register([])],
       controllers: [
         ChatController,
+        ResponsesController,
         EmbeddingsController,
         ImagesController,
         MediaController,

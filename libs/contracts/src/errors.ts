@@ -28,6 +28,8 @@ export const GATEWAY_ERRORS = {
   rate_limit_exceeded: { status: 429, type: 'requests' },
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
+  /** A field the channel serving the model cannot honour (OpenAI's own code for it). */
+  unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unknown_url: { status: 404, type: 'invalid_request_error' },

@@ -58,12 +58,17 @@ export const USAGE_JOB_OPTIONS: Readonly<QueueJobOptions> = {
   removeOnFail: false,
 };
 
-/** `messages` is Anthropic's Messages API in front of the gateway (docs/providers.md). */
+/**
+ * `messages` and `messages.count_tokens` are Anthropic's Messages API in front of the
+ * gateway, `responses` OpenAI's Responses API (docs/providers.md).
+ */
 export const GATEWAY_ENDPOINTS = [
   'chat.completions',
   'embeddings',
   'images.generations',
   'messages',
+  'messages.count_tokens',
+  'responses',
 ] as const;
 export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
 

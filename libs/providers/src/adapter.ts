@@ -70,6 +70,11 @@ export interface StreamTranslator {
   readonly usage: ReportedUsage | null;
   /** Set when the provider reported an error mid-stream or the stream ended early. */
   readonly failure: string | null;
+  /**
+   * The event that ends this stream when its connection breaks, in the stream's own format
+   * (a Responses stream numbers its events); absent where the edge's default fits.
+   */
+  interrupt?(reason: string): string;
 }
 
 /** Embeddings for a provider that has them: OpenAI's request in, OpenAI's list out. */

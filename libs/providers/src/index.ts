@@ -35,6 +35,17 @@ export {
   messagesPassthroughUsage,
 } from './messages/messages-answer.js';
 export { messagesToChatRequest } from './messages/messages-request.js';
+export {
+  ChatToResponsesStream,
+  ResponsesStreamReader,
+  chatAnswerToResponse,
+  responseEcho,
+  responsesErrorEvent,
+  responsesPassthroughUsage,
+  type ResponseEcho,
+} from './responses/responses-answer.js';
+export { responsesStateRefusal, responsesToChatRequest } from './responses/responses-request.js';
+export { TokenCounter, encodingFor, type TokenizerEncoding } from './token-counter.js';
 
 const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
   anthropic: anthropicAdapter,

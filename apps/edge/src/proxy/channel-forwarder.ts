@@ -1,10 +1,17 @@
 import { type IncomingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import { type GatewayEndpoint } from '@switchyard/contracts';
+import { type OutboundRequest } from '@switchyard/providers';
 import { type Candidate } from '@switchyard/routing';
 import { KeyVault } from '../routing/key-vault.js';
 import { UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { adapterFor, convertRequest, messagesRequest } from './provider-conversion.js';
+import {
+  adapterFor,
+  convertRequest,
+  countTokensRequest,
+  messagesRequest,
+  responsesRequest,
+} from './provider-conversion.js';
 import { bodyFor, type ParsedBody } from './request-body.js';
 
 // The forward step: one request to one channel, the upstream's response back untouched.
@@ -18,6 +25,9 @@ const UPSTREAM_PATH: Record<GatewayEndpoint, string> = {
   'images.generations': '/images/generations',
   // An openai channel gets a /v1/messages request as a chat completion.
   messages: '/chat/completions',
+  // Only anthropic channels are asked to count (failover.ts counts for the others).
+  'messages.count_tokens': '/v1/messages/count_tokens',
+  responses: '/responses',
 };
 
 export interface ForwardRequest {
@@ -47,28 +57,32 @@ export class ChannelForwarder {
     const secret = this.vault.secretOf(candidate.key);
     const adapter = adapterFor(request.endpoint, candidate.channel);
     const settings = candidate.channel.settings ?? {};
-    const converted =
-      request.endpoint === 'messages'
-        ? messagesRequest(adapter, candidate.channel, {
-            body: request.body,
-            upstreamModel: candidate.upstreamModel,
-            secret,
-            settings,
-            beta: request.clientHeaders['anthropic-beta'],
-          })
-        : adapter
-          ? convertRequest(
-              adapter,
-              request.endpoint,
-              {
-                body: request.body.json,
-                upstreamModel: candidate.upstreamModel,
-                secret,
-                settings,
-              },
-              request.body.stream,
-            )
-          : undefined;
+    const input = {
+      body: request.body,
+      upstreamModel: candidate.upstreamModel,
+      secret,
+      settings,
+    };
+    let converted: OutboundRequest | null | undefined;
+    if (request.endpoint === 'messages')
+      converted = messagesRequest(adapter, candidate.channel, {
+        ...input,
+        beta: request.clientHeaders['anthropic-beta'],
+      });
+    else if (request.endpoint === 'messages.count_tokens')
+      converted = countTokensRequest(candidate.channel, {
+        ...input,
+        beta: request.clientHeaders['anthropic-beta'],
+      });
+    else if (request.endpoint === 'responses')
+      converted = adapter && responsesRequest(adapter, input);
+    else if (adapter)
+      converted = convertRequest(
+        adapter,
+        request.endpoint,
+        { ...input, body: request.body.json },
+        request.body.stream,
+      );
     return this.upstream.send({
       baseUrl: candidate.channel.baseUrl,
       path: converted?.path ?? UPSTREAM_PATH[request.endpoint],

@@ -204,10 +204,10 @@ describe('Failover (real upstream servers, real Redis)', () => {
     );
     const request = exchange();
     const answered = await failover.run(request);
-    expect(answered.response.statusCode).toBe(200);
+    expect(answered.response!.statusCode).toBe(200);
     expect(answered.attempt.candidate.channel.baseUrl).toBe(`${upstreams.base}/ok`);
     expect(request.attempts).toBe(4);
-    await answered.response.body.dump();
+    await answered.response!.body.dump();
   });
 
   it('gives up after as many slow failures as the budget allows', async () => {
@@ -235,9 +235,9 @@ describe('Failover (real upstream servers, real Redis)', () => {
     for (let i = 0; i < 5; i += 1) {
       const request = exchange();
       const answered = await failover.run(request);
-      expect(answered.response.statusCode).toBe(200);
+      expect(answered.response!.statusCode).toBe(200);
       expect(request.attempts).toBe(i === 0 ? 2 : 1);
-      await answered.response.body.dump();
+      await answered.response!.body.dump();
     }
     expect(upstreams.count('hang') - hangsBefore).toBe(1);
   });
@@ -253,14 +253,14 @@ describe('Failover (real upstream servers, real Redis)', () => {
       const started = performance.now();
       const request = exchange();
       const answered = await failover.run(request);
-      expect(answered.response.statusCode).toBe(200);
+      expect(answered.response!.statusCode).toBe(200);
       expect(answered.attempt.candidate.channel.baseUrl).toBe(`${upstreams.base}/ok`);
       expect(request.attempts).toBe(2);
       expect(performance.now() - started).toBeLessThan(5_000);
-      await answered.response.body.dump();
+      await answered.response!.body.dump();
       // Its breaker is open: the next request goes straight to the healthy channel.
       const next = exchange();
-      await (await failover.run(next)).response.body.dump();
+      await (await failover.run(next)).response!.body.dump();
       expect(next.attempts).toBe(1);
     },
   );

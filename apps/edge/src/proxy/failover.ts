@@ -8,7 +8,15 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
-import { adapterFor, answerContext, convertAnswer, messagesAnswer } from './provider-conversion.js';
+import { localTokenCount } from './local-token-count.js';
+import {
+  adapterFor,
+  answerContext,
+  convertAnswer,
+  countTokensAnswer,
+  messagesAnswer,
+  responsesAnswer,
+} from './provider-conversion.js';
 import { summarizeJson } from './stream-observer.js';
 import {
   channelOutcome,
@@ -26,6 +34,11 @@ import {
 // listens) cost no budget: the request goes on to the next candidate until none is left.
 // Slow failures (5xx, timeouts, cut connections) are bounded twice: by a number of attempts
 // and by a time budget that also caps each attempt's wait for the first byte.
+//
+// A channel that cannot serve the request at all (its conversion refuses a field: a
+// /v1/responses request that continues a stored response, on a channel not of OpenAI) is
+// no failure of the channel: it is passed over, and its refusal is the answer only when no
+// other channel could take the request.
 
 export interface FailoverOptions {
   /** Slow failures a request may go through before it gives up. */
@@ -41,7 +54,8 @@ export const FAILOVER_OPTIONS = Symbol('FAILOVER_OPTIONS');
 /** The attempt that got an answer, held at its first bytes. */
 export interface Answered {
   attempt: Attempt;
-  response: UpstreamResponse;
+  /** Null when the edge answered for the channel (a token count it can make itself). */
+  response: UpstreamResponse | null;
   answer: Answer;
   attemptStarted: number;
 }
@@ -78,6 +92,7 @@ export class Failover {
     const deadline = exchange.startedAt + this.options.timeBudgetMs;
     let slowFailures = 0;
     let failure: AttemptFailure | undefined;
+    let refusal: GatewayError | undefined;
     while (slowFailures < this.options.maxAttempts) {
       const remainingMs = Math.floor(deadline - performance.now());
       if (remainingMs <= 0) break;
@@ -89,6 +104,12 @@ export class Failover {
       exchange.candidate = attempt.candidate;
       const ownWait = attempt.candidate.channel.firstByteTimeoutMs ?? this.options.firstByteMs;
       const result = await this.attempt(exchange, attempt, Math.min(ownWait, remainingMs));
+      if (result instanceof GatewayError) {
+        exchange.attempts -= 1;
+        refusal ??= result;
+        excluded.channels.add(attempt.candidate.channel.id);
+        continue;
+      }
       if (!('kind' in result)) return result;
       failure = result;
       if (!result.fast) slowFailures += 1;
@@ -98,6 +119,7 @@ export class Failover {
       else excluded.channels.add(attempt.candidate.channel.id);
       if (result.kind === 'timeout') this.breaker.trip(attempt.candidate.channel.id);
     }
+    if (refusal && !failure) throw refusal;
     throw exhaustedError(exchange, table, failure);
   }
 
@@ -106,9 +128,11 @@ export class Failover {
     exchange: RoutedExchange,
     attempt: Attempt,
     firstByteMs: number,
-  ): Promise<Answered | SettledFailure> {
+  ): Promise<Answered | SettledFailure | GatewayError> {
     const { candidate } = attempt;
     const attemptStarted = performance.now();
+    if (exchange.endpoint === 'messages.count_tokens' && candidate.channel.provider !== 'anthropic')
+      return this.countedHere(exchange, attempt, attemptStarted);
     let response: UpstreamResponse;
     try {
       response = await this.forwarder.forward(candidate, {
@@ -121,6 +145,7 @@ export class Failover {
       });
     } catch (error) {
       attempt.lease.release(0);
+      if (error instanceof GatewayError && !exchange.abort.signal.aborted) return error;
       if (!(error instanceof UpstreamUnreachable)) throw clientGone(exchange.abort, error);
       this.outcomes.add(
         channelOutcome(candidate, error.kind, attemptStarted, undefined, error.message),
@@ -160,11 +185,14 @@ export class Failover {
       answer = errorBody
         ? { kind: 'whole', body: errorBody }
         : await receive(response, firstChunkMs());
+      const context = answerContext(exchange.body, candidate.upstreamModel);
       if (exchange.endpoint === 'messages') {
-        const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = messagesAnswer(adapter, candidate.channel, response.statusCode, answer, context);
+      } else if (exchange.endpoint === 'responses') {
+        answer = responsesAnswer(adapter, response.statusCode, answer, context, exchange.body);
+      } else if (exchange.endpoint === 'messages.count_tokens') {
+        answer = countTokensAnswer(response.statusCode, answer, candidate.upstreamModel);
       } else if (adapter) {
-        const context = answerContext(exchange.body, candidate.upstreamModel);
         answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
       }
     } catch (error) {
@@ -212,6 +240,27 @@ export class Failover {
     }
     this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response));
     return { attempt, response, answer, attemptStarted };
+  }
+
+  /**
+   * A token count for a channel that has none of Anthropic's: the edge counts with its
+   * tokenizer (local-token-count.ts), and the channel is not asked (nor judged).
+   */
+  private async countedHere(
+    exchange: RoutedExchange,
+    attempt: Attempt,
+    attemptStarted: number,
+  ): Promise<Answered | GatewayError> {
+    const model = attempt.candidate.upstreamModel;
+    try {
+      const body = await localTokenCount(exchange.body, model);
+      const answer = countTokensAnswer(200, { kind: 'whole', body }, model);
+      return { attempt, response: null, answer, attemptStarted };
+    } catch (error) {
+      attempt.lease.release(0);
+      if (error instanceof GatewayError) return error;
+      throw error;
+    }
   }
 }
 

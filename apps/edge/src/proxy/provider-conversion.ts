@@ -2,12 +2,18 @@ import { GatewayError, type GatewayEndpoint, type RoutedChannel } from '@switchy
 import {
   AnthropicStreamReader,
   ChatToMessagesStream,
+  ChatToResponsesStream,
+  ResponsesStreamReader,
   anthropicHeaders,
   chatAdapterFor,
   chatAnswerToMessage,
+  chatAnswerToResponse,
   chatErrorToMessagesError,
   messagesPassthroughUsage,
   messagesToChatRequest,
+  responseEcho,
+  responsesPassthroughUsage,
+  responsesToChatRequest,
   type AnswerContext,
   type ChatAdapter,
   type ChatRequestInput,
@@ -24,6 +30,8 @@ import type { Answer } from './upstream-answer.js';
 // answer is converted back before the relay sees it (docs/providers.md). On /v1/messages
 // (Anthropic's API in front) it is the other way round: `anthropic` channels get the bytes
 // as sent, every other channel an OpenAI chat completion, converted again by its adapter.
+// /v1/responses (OpenAI's Responses API in front) goes to `openai` channels as sent and to
+// every other one as a chat completion the same way.
 
 /** The adapter for a channel, or null when the request goes through untouched. */
 export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): ChatAdapter | null {
@@ -33,6 +41,8 @@ export function adapterFor(endpoint: GatewayEndpoint, channel: RoutedChannel): C
   const offered =
     endpoint === 'chat.completions' ||
     endpoint === 'messages' ||
+    endpoint === 'messages.count_tokens' ||
+    endpoint === 'responses' ||
     (endpoint === 'embeddings' && adapter?.embeddings);
   if (!offered) {
     throw new GatewayError(
@@ -85,6 +95,28 @@ export function messagesRequest(
     headers: { authorization: `Bearer ${secret}` },
     body: Buffer.from(JSON.stringify({ ...chat, model: upstreamModel })),
   };
+}
+
+/** A /v1/messages/count_tokens request for an anthropic channel: the body as sent. */
+export function countTokensRequest(
+  channel: RoutedChannel,
+  { body, upstreamModel, secret, settings, beta }: MessagesRequestInput,
+): OutboundRequest {
+  const headers = anthropicHeaders(secret, settings);
+  if (beta !== undefined) headers['anthropic-beta'] = [beta].flat().join(',');
+  return { path: '/v1/messages/count_tokens', headers, body: bodyFor(body, upstreamModel) };
+}
+
+/**
+ * A /v1/responses request for a converted channel: an OpenAI chat completion (a 400 for
+ * what needs OpenAI's own state or tools), in the provider's format.
+ */
+export function responsesRequest(
+  adapter: ChatAdapter,
+  { body, upstreamModel, secret, settings }: Omit<MessagesRequestInput, 'beta'>,
+): OutboundRequest {
+  const chat = responsesToChatRequest(body.json);
+  return adapter.chatRequest({ body: chat, upstreamModel, secret, settings }, body.stream);
 }
 
 export function answerContext(body: ParsedBody, upstreamModel: string): AnswerContext {
@@ -158,14 +190,75 @@ export function messagesAnswer(
   return { kind: 'stream', first, rest: translated(chat.rest, translator), translator };
 }
 
+/**
+ * A /v1/responses answer as OpenAI's Responses: an openai channel's as it came (its usage
+ * read), any other's converted from the chat completion its adapter gave.
+ */
+export function responsesAnswer(
+  adapter: ChatAdapter | null,
+  status: number,
+  answer: Answer,
+  context: AnswerContext,
+  body: ParsedBody,
+): Answer {
+  if (!adapter) {
+    if (answer.kind === 'whole') {
+      if (status >= 400) return answer;
+      // A body that is no Response is left unread: the failover step then fails it over.
+      let read: TranslatedAnswer;
+      try {
+        read = responsesPassthroughUsage(answer.body, context);
+      } catch {
+        return answer;
+      }
+      return { ...answer, summary: summaryOf(read) };
+    }
+    const reader = new ResponsesStreamReader();
+    if (answer.first) reader.push(answer.first);
+    return { ...answer, rest: relayedAsIs(answer.rest, reader), translator: reader };
+  }
+  // The converted request asked for the stream's usage chunk: the adapter must give it.
+  const chat = convertAnswer(adapter, 'chat.completions', status, answer, {
+    ...context,
+    includeUsage: true,
+  });
+  const echo = responseEcho(body.json);
+  if (chat.kind === 'whole') {
+    // The adapter's error is in OpenAI's shape already, as this API's errors are.
+    if (status >= 400) return chat;
+    const response = chatAnswerToResponse(chat.body, context, echo);
+    return { kind: 'whole', body: response.body, summary: summaryOf(response) };
+  }
+  const translator = new ChatToResponsesStream(context, echo);
+  const first = chat.first ? Buffer.from(translator.push(chat.first)) : null;
+  return { kind: 'stream', first, rest: translated(chat.rest, translator), translator };
+}
+
+/**
+ * A token count is free: its answer (an anthropic channel's, or the edge's own) is metered
+ * as no tokens, never counted again by metering's tokenizer.
+ */
+export function countTokensAnswer(status: number, answer: Answer, model: string): Answer {
+  if (answer.kind !== 'whole' || status >= 400) return answer;
+  return {
+    ...answer,
+    summary: {
+      usage: { promptTokens: 0, completionTokens: 0 },
+      model,
+      completionText: '',
+      items: 0,
+    },
+  };
+}
+
 function summaryOf({ usage, model, completionText }: TranslatedAnswer): JsonSummary {
   return { usage, model, completionText, items: 0 };
 }
 
-/** An anthropic channel's stream, byte for byte, read for its usage as it passes. */
+/** A passed-through stream, byte for byte, read for its usage as it passes. */
 async function* relayedAsIs(
   rest: AsyncIterator<Buffer>,
-  reader: AnthropicStreamReader,
+  reader: StreamTranslator,
 ): AsyncGenerator<Buffer> {
   try {
     for (let next = await rest.next(); !next.done; next = await rest.next()) {

@@ -9,7 +9,7 @@ import { ProxyService } from './proxy.service.js';
 // pipe or interceptor, and Nest's router-execution context costs about 30 µs of CPU a
 // request on these machines, an eighth of the edge's budget (docs/performance.md). Their
 // failures are rendered by the same error handler (errors/openai-exception.filter.ts), in
-// OpenAI's shape, or Anthropic's on /v1/messages.
+// OpenAI's shape, or Anthropic's on /v1/messages and /v1/messages/count_tokens.
 
 const FORWARDED: Record<string, GatewayEndpoint> = {
   '/v1/chat/completions': 'chat.completions',
@@ -17,6 +17,9 @@ const FORWARDED: Record<string, GatewayEndpoint> = {
   '/v1/images/generations': 'images.generations',
   // Anthropic's Messages API, for Anthropic's SDKs and agents (docs/providers.md).
   '/v1/messages': 'messages',
+  '/v1/messages/count_tokens': 'messages.count_tokens',
+  // OpenAI's Responses API, for agents built on it (docs/providers.md).
+  '/v1/responses': 'responses',
 };
 
 @Injectable()

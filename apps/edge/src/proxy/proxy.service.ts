@@ -58,7 +58,9 @@ export class ProxyService implements OnApplicationShutdown {
     const requestedAt = Date.now();
     const startedAt = performance.now();
     const token = await this.authenticator.authenticate(
-      endpoint === 'messages' ? anthropicCredential(request) : request.headers.authorization,
+      endpoint === 'messages' || endpoint === 'messages.count_tokens'
+        ? anthropicCredential(request)
+        : request.headers.authorization,
       request.ip,
       requestedAt,
     );

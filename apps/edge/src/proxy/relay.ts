@@ -21,8 +21,10 @@ export class Relay {
     const { reply } = exchange;
     const { attempt, response, answer, attemptStarted } = answered;
     const firstByteMs = Math.round(performance.now() - exchange.startedAt);
+    // An answer the edge made itself (a token count) is a 200 with no upstream headers.
+    const status = response?.statusCode ?? 200;
     for (const name of PASSED_HEADERS) {
-      const value = response.headers[name];
+      const value = response?.headers[name];
       if (typeof value === 'string') void reply.header(name, value);
     }
     if (answer.kind === 'whole') {
@@ -30,10 +32,10 @@ export class Relay {
       // The failover step read it as JSON: it goes out as JSON, whatever the upstream called
       // it (the SDKs hand a text/plain answer to the caller as a string).
       if (summary) void reply.header('content-type', 'application/json');
-      void reply.status(response.statusCode).send(answer.body);
+      void reply.status(status).send(answer.body);
       return {
-        status: response.statusCode,
-        errorCode: response.statusCode < 400 ? null : 'upstream_client_error',
+        status,
+        errorCode: status < 400 ? null : 'upstream_client_error',
         usage: summary?.usage ?? null,
         upstreamModel: summary?.model ?? attempt.candidate.upstreamModel,
         completionText: summary?.completionText ?? '',
@@ -42,10 +44,7 @@ export class Relay {
       };
     }
 
-    void reply
-      .status(response.statusCode)
-      .header('cache-control', 'no-cache')
-      .header('x-accel-buffering', 'no');
+    void reply.status(status).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
     const observer = new StreamObserver();
     const events = new WholeEvents();
     let interrupted: string | null = null;
@@ -74,9 +73,10 @@ export class Relay {
           if (exchange.abort.signal.aborted) return;
           interrupted = (error as Error).message;
           yield Buffer.from(
-            exchange.endpoint === 'messages'
-              ? messagesErrorEvent(`The upstream stream was interrupted: ${interrupted}`)
-              : interruptionEvent(interrupted),
+            answer.translator?.interrupt?.(interrupted) ??
+              (exchange.endpoint === 'messages'
+                ? messagesErrorEvent(`The upstream stream was interrupted: ${interrupted}`)
+                : interruptionEvent(interrupted)),
           );
         } finally {
           // The client left early: stop reading (and paying for) the upstream's answer.
@@ -96,10 +96,16 @@ export class Relay {
     // A finished stream reports again only when it broke: its start already counted as ok.
     if (interrupted)
       this.outcomes.add(
-        channelOutcome(attempt.candidate, 'server_error', attemptStarted, response, interrupted),
+        channelOutcome(
+          attempt.candidate,
+          'server_error',
+          attemptStarted,
+          response ?? undefined,
+          interrupted,
+        ),
       );
     return {
-      status: response.statusCode,
+      status,
       errorCode: interrupted ? 'stream_interrupted' : clientGone ? 'client_closed' : null,
       usage: answer.translator?.usage ?? summary.usage,
       upstreamModel: summary.model ?? attempt.candidate.upstreamModel,

@@ -80,11 +80,13 @@ function checkMessages(messages: unknown): ChatMessage[] {
  * channel needs, as Anthropic's API checks it. Its blocks are the converting channel's to
  * judge (libs/providers).
  */
-function checkAnthropicMessages(json: Record<string, unknown>): string[] {
+function checkAnthropicMessages(json: Record<string, unknown>, counting = false): string[] {
+  // A token count takes the request as it would be sent, less its output budget.
   if (
-    typeof json.max_tokens !== 'number' ||
-    !Number.isInteger(json.max_tokens) ||
-    json.max_tokens < 1
+    !counting &&
+    (typeof json.max_tokens !== 'number' ||
+      !Number.isInteger(json.max_tokens) ||
+      json.max_tokens < 1)
   )
     throw invalid("'max_tokens' is required and must be a positive integer.", 'max_tokens');
   const texts: string[] = [];
@@ -124,8 +126,44 @@ function checkAnthropicMessages(json: Record<string, unknown>): string[] {
   return texts;
 }
 
+/**
+ * OpenAI's Responses request (docs/providers.md, "OpenAI's Responses API in front"): what
+ * every channel needs. `input` may be left out only where OpenAI keeps the conversation
+ * (`previous_response_id`, `conversation`, a stored `prompt`), which converted channels refuse.
+ */
+function checkResponses(json: Record<string, unknown>): string[] {
+  const texts: string[] = [];
+  if (typeof json.instructions === 'string') texts.push(json.instructions);
+  const input = json.input;
+  if (typeof input === 'string') texts.push(input);
+  else if (Array.isArray(input)) {
+    input.forEach((item: unknown, index) => {
+      if (typeof item !== 'object' || item === null || Array.isArray(item))
+        throw invalid(`'input[${index}]' must be an object.`, `input[${index}]`);
+      const { content, output } = item as { content?: unknown; output?: unknown };
+      for (const value of [content, output]) {
+        if (typeof value === 'string') texts.push(value);
+        else if (Array.isArray(value))
+          for (const part of value as { text?: unknown }[])
+            if (typeof part?.text === 'string') texts.push(part.text);
+      }
+    });
+  } else if (input !== undefined && input !== null) {
+    throw invalid("'input' must be a string or an array of items.", 'input');
+  } else if (
+    json.previous_response_id == null &&
+    json.conversation == null &&
+    json.prompt == null
+  ) {
+    throw invalid("'input' is required.", 'input');
+  }
+  if (json.tools !== undefined && json.tools !== null && !Array.isArray(json.tools))
+    throw invalid("'tools' must be an array.", 'tools');
+  return texts;
+}
+
 function completionBudget(json: Record<string, unknown>): number {
-  const budget = json.max_completion_tokens ?? json.max_tokens;
+  const budget = json.max_completion_tokens ?? json.max_tokens ?? json.max_output_tokens;
   return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
     ? Math.floor(budget)
     : 0;
@@ -160,17 +198,20 @@ export function parseRequestBody(endpoint: GatewayEndpoint, raw: unknown): Parse
     };
   }
 
-  if (endpoint === 'messages') {
+  if (endpoint === 'messages' || endpoint === 'messages.count_tokens' || endpoint === 'responses') {
     if (typeof json.model !== 'string' || json.model === '')
       throw invalid("'model' is required and must be a string.", 'model');
-    const texts = checkAnthropicMessages(json);
+    const texts =
+      endpoint === 'responses'
+        ? checkResponses(json)
+        : checkAnthropicMessages(json, endpoint === 'messages.count_tokens');
     if (json.stream !== undefined && json.stream !== null && typeof json.stream !== 'boolean')
       throw invalid("'stream' must be a boolean.", 'stream');
     return {
       json,
       raw: bytes,
       model: json.model,
-      stream: json.stream === true,
+      stream: endpoint !== 'messages.count_tokens' && json.stream === true,
       estimatedTokens: promptEstimate + completionBudget(json),
       promptText: () => texts.join('\n'),
     };

@@ -3,7 +3,7 @@ import { UsageRecord } from '@switchyard/contracts';
 import { payloadValidator } from '@switchyard/messaging';
 import { costOf } from '../pricing/cost.js';
 import { PriceBook } from '../pricing/price-book.js';
-import { TokenCounter } from './token-counter.js';
+import { TokenCounter } from '@switchyard/providers';
 
 /** One usage record ready to be written: counted, priced, and fitting its columns. */
 export interface UsageEntry {

@@ -63,4 +63,31 @@ export class MessagesController {
     lease.finish('served', usage.output_tokens);
     await reply.send(messageBody(id, model, answer, usage));
   }
+
+  /** https://docs.anthropic.com/en/api/messages-count-tokens: the input as the mock counts it. */
+  @Post('count_tokens')
+  @HttpCode(200)
+  async countTokens(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Body() body: unknown,
+  ): Promise<void> {
+    if (typeof request.headers['anthropic-version'] !== 'string') {
+      await reply
+        .status(400)
+        .send(anthropicError(400, { message: 'anthropic-version: header is required' }));
+      return;
+    }
+    // A count takes the request without its output budget.
+    const invalid = invalidMessages({ max_tokens: 1, ...(body as object) });
+    if (invalid) {
+      await reply.status(400).send(anthropicError(400, { message: invalid }));
+      return;
+    }
+    const exchange = await this.exchanges.open(request, reply, 0, ANTHROPIC_DIALECT);
+    if (!exchange) return;
+    exchange.lease.finish('served', 0);
+    const prompt = promptTokensOf(body as MessagesRequest);
+    await reply.send({ input_tokens: prompt.input + prompt.cached });
+  }
 }

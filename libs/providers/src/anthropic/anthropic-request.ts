@@ -21,6 +21,31 @@ interface AnthropicMessage {
   content: Block[];
 }
 
+/**
+ * A tool message's output as a tool_result's content. An output that is only an error
+ * object, `{"error": …}` (how a failed call is written in OpenAI's format, and how a
+ * /v1/messages `is_error` result travels: docs/providers.md), is the error it holds.
+ */
+function toolResult(message: ChatMessage): { content: string; is_error?: true } {
+  const text = textOf(message.content);
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      !Array.isArray(parsed) &&
+      Object.keys(parsed).length === 1 &&
+      'error' in parsed
+    ) {
+      const { error } = parsed as { error: unknown };
+      return { content: typeof error === 'string' ? error : JSON.stringify(error), is_error: true };
+    }
+  } catch {
+    // Plain text: the output as it is.
+  }
+  return { content: text };
+}
+
 /** Anthropic requires `max_tokens`; when the client names none, the model's documented output limit. */
 export function defaultMaxTokens(model: string): number {
   if (/claude-3-5|claude-3\.5/.test(model)) return 8192;
@@ -97,11 +122,7 @@ function conversation(messages: ChatMessage[]): { system: Block[]; messages: Ant
         if (typeof message.tool_call_id !== 'string')
           throw invalid('A tool message needs its `tool_call_id`.', `${param}.tool_call_id`);
         add('user', [
-          {
-            type: 'tool_result',
-            tool_use_id: message.tool_call_id,
-            content: textOf(message.content),
-          },
+          { type: 'tool_result', tool_use_id: message.tool_call_id, ...toolResult(message) },
         ]);
         return;
       default:

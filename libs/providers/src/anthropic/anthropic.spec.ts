@@ -209,6 +209,38 @@ describe('anthropic requests', () => {
     });
   });
 
+  it('reads a tool output that is only an error object back as an is_error tool_result', () => {
+    const messages = (content: string): unknown =>
+      (
+        request({
+          messages: [
+            { role: 'user', content: 'x' },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } },
+              ],
+            },
+            { role: 'tool', tool_call_id: 't1', content },
+          ],
+        }).messages as unknown[]
+      ).at(-1);
+    expect(messages('{"error":"city not found"}')).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: 'city not found', is_error: true },
+      ],
+    });
+    // An object with more than the error is an answer that mentions one.
+    expect(messages('{"error":null,"temperature":3}')).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: '{"error":null,"temperature":3}' },
+      ],
+    });
+  });
+
   it('refuses what Anthropic cannot do with a 400 naming the field', () => {
     const refused = (body: Record<string, unknown>): GatewayError => {
       try {

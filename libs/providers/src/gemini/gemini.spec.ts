@@ -232,6 +232,24 @@ describe('gemini requests', () => {
     expect(choice(undefined)).toBeUndefined();
   });
 
+  it("sends a failed call's error object as the functionResponse error Gemini documents", () => {
+    const converted = request({
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 't1', content: '{"error":"city not found"}' },
+      ],
+    });
+    expect((converted.contents as unknown[]).at(-1)).toEqual({
+      role: 'user',
+      parts: [{ functionResponse: { name: 'f', response: { error: 'city not found' } } }],
+    });
+  });
+
   it('refuses what Gemini cannot do with a 400 naming the field', () => {
     expect(refused({ n: 3 })).toMatchObject({ status: 400, param: 'n' });
     expect(refused({ functions: [] })).toMatchObject({ param: 'functions' });

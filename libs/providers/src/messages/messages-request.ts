@@ -67,10 +67,14 @@ function userMessages(blocks: Block[], param: string): ChatMessage[] {
     else if (block.type === 'tool_result') {
       if (typeof block.tool_use_id !== 'string')
         throw invalid('A tool_result block needs its `tool_use_id`.', where);
+      const text = toolResultText(block, where);
+      // OpenAI's tool message has no error flag; a failed call's output is the error object
+      // OpenAI's function-calling guide returns, which Gemini's functionResponse takes as
+      // its error and the anthropic adapter reads back as `is_error` (docs/providers.md).
       results.push({
         role: 'tool',
         tool_call_id: block.tool_use_id,
-        content: toolResultText(block, where),
+        content: block.is_error === true ? JSON.stringify({ error: text }) : text,
       });
     } else unconvertible(block, where);
   });

@@ -163,6 +163,28 @@ describe('Anthropic requests to OpenAI chat completions', () => {
     });
   });
 
+  it("carries a failed tool_result (is_error) as OpenAI's function error object", () => {
+    const converted = messagesToChatRequest({
+      model: 'm',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: 'city not found', is_error: true },
+          ],
+        },
+      ],
+    });
+    expect((converted.messages as unknown[]).at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 't1',
+      content: '{"error":"city not found"}',
+    });
+  });
+
   it('maps every tool_choice, and sends an assistant turn of tool calls only with null content', () => {
     const base = {
       model: 'm',

@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-
 export type TokenizerEncoding = 'o200k_base' | 'cl100k_base';
 
 /** Model families tokenized with o200k_base; every other model counts with cl100k_base. */
@@ -19,10 +17,10 @@ interface Encoder {
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
- * Counts tokens with gpt-tokenizer, for requests whose upstream reported no usage. The
+ * Counts tokens with gpt-tokenizer: metering's count for requests whose upstream reported
+ * no usage, and the edge's answer to a token count for models not served by Anthropic. The
  * encodings (several MB each) are loaded on first use.
  */
-@Injectable()
 export class TokenCounter {
   private readonly encoders = new Map<TokenizerEncoding, Promise<Encoder>>();
 

@@ -1,0 +1,94 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadEnvironment, MockUpstreamEnv } from '@switchyard/config';
+import { createLogger } from '@switchyard/observability';
+import { createService } from '@switchyard/service';
+import OpenAI from 'openai';
+import { MockUpstreamModule } from '../app.module.js';
+
+// The mock's Responses API as OpenAI's own SDK sees it (its stream helper checks the event
+// order and each item's lifecycle), and Anthropic's token count as Anthropic's SDK does.
+
+describe('mock-upstream: Responses API and token counts', () => {
+  let app: NestFastifyApplication;
+  let baseURL: string;
+
+  beforeAll(async () => {
+    const env = loadEnvironment(MockUpstreamEnv, { MOCK_ACCOUNTS: 'sk-a' });
+    app = await createService(
+      {
+        name: 'mock-upstream',
+        environment: MockUpstreamEnv,
+        module: MockUpstreamModule.forRoot,
+        port: () => 0,
+      },
+      env,
+      createLogger({ service: 'mock-upstream', level: 'silent' }),
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    baseURL = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const openai = () => new OpenAI({ apiKey: 'sk-a', baseURL: `${baseURL}/v1`, maxRetries: 0 });
+
+  it('answers a Response, echoing the state fields it does not model', async () => {
+    const response = await openai().responses.create({
+      model: 'gpt-4o-mini',
+      instructions: 'Be brief.',
+      input: 'hello there',
+      previous_response_id: 'resp_earlier',
+      store: true,
+    });
+    expect(response).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      previous_response_id: 'resp_earlier',
+      store: true,
+      usage: { input_tokens: 6, output_tokens: 5 },
+    });
+    expect(response.output_text).toBe('Echo: hello there');
+  });
+
+  it('streams text and function calls in the documented order, which the SDK assembles', async () => {
+    const text = openai().responses.stream({ model: 'gpt-4o-mini', input: 'stream this' });
+    expect((await text.finalResponse()).output_text).toBe('Echo: stream this');
+
+    const tool = openai().responses.stream({
+      model: 'gpt-4o-mini',
+      input: [{ role: 'user', content: 'weather?' }],
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          strict: false,
+        },
+      ],
+    });
+    const types: string[] = [];
+    tool.on('event', (event) => types.push(event.type));
+    const final = await tool.finalResponse();
+    expect(final.output).toMatchObject([
+      { type: 'function_call', name: 'get_weather', arguments: '{"city":"example city"}' },
+    ]);
+    expect(types.slice(-3)).toEqual([
+      'response.function_call_arguments.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+  });
+
+  it('counts tokens as Anthropic does, without an output budget', async () => {
+    const anthropic = new Anthropic({ apiKey: 'sk-a', baseURL, maxRetries: 0 });
+    const counted = await anthropic.messages.countTokens({
+      model: 'claude-sonnet-4-5',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    expect(counted).toEqual({ input_tokens: 3 + 3 });
+  });
+});

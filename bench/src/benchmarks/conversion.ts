@@ -1,0 +1,194 @@
+import {
+  generateGatewayToken,
+  generateSecretKeySpec,
+  lastFour,
+  SecretCipher,
+  sha256Hex,
+} from '@switchyard/security';
+import {
+  clearRedisNamespace,
+  createTestDatabase,
+  eventually,
+  query,
+  startApp,
+  testRedisPrefix,
+  type AppProcess,
+} from '@switchyard/testing';
+import { cpuSeconds, load, type LoadResult } from '../lib/measure.js';
+
+// What converting a provider's wire format costs the edge: the same chat completion through
+// the edge to an `openai` channel (the client's bytes passed through) and to an `anthropic`
+// and a `gemini` channel (request, answer and stream converted by libs/providers), side by
+// side in one run, on one zero-latency mock upstream that speaks all three. As in
+// gateway.ts, the load generator, the mock and the router share CPU 0 and the edge has
+// CPU 1 to itself, so its CPU time per request (from /proc) is its own; channels and token
+// have no limits (no Redis round trip on the request's path), and the usage queue is
+// emptied after each scenario (the metering worker is not run).
+//
+//   node bench/dist/benchmarks/conversion.js      (BENCH_SECONDS, default 10, per scenario)
+
+const LOAD_CPU = '0';
+const EDGE_CPU = '1';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 64;
+const UPSTREAM_KEY = 'sk-bench-upstream';
+
+type Provider = 'openai' | 'anthropic' | 'gemini';
+type Kind = 'json' | 'stream';
+
+/** Each channel's model, named as its provider would. */
+const MODELS: Record<Provider, string> = {
+  openai: 'gpt-4o',
+  anthropic: 'claude-sonnet-4-5',
+  gemini: 'gemini-2.5-flash',
+};
+
+interface Row {
+  provider: Provider;
+  kind: Kind;
+  result: LoadResult;
+  edgeCpuMicrosPerRequest: number;
+}
+
+function log(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function bodyOf(model: string, kind: Kind): string {
+  return JSON.stringify({
+    model,
+    messages: [
+      { role: 'system', content: 'Answer in one sentence.' },
+      { role: 'user', content: 'Say something short about benchmarks.' },
+    ],
+    ...(kind === 'stream' ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+}
+
+async function seed(
+  databaseUrl: string,
+  cipher: SecretCipher,
+  upstreamUrl: string,
+): Promise<string> {
+  for (const provider of Object.keys(MODELS) as Provider[]) {
+    const [channel] = await query<{ id: number }>(
+      databaseUrl,
+      `INSERT INTO "Channel" (name, kind, "baseUrl", models, provider, "updatedAt")
+       VALUES ($1, 'single', $2, $3, $4::"ChannelProvider", now()) RETURNING id`,
+      [provider, upstreamUrl, [MODELS[provider]], provider],
+    );
+    await query(
+      databaseUrl,
+      `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
+      [channel!.id, cipher.seal(UPSTREAM_KEY), sha256Hex(UPSTREAM_KEY), lastFour(UPSTREAM_KEY)],
+    );
+  }
+  const token = generateGatewayToken();
+  await query(
+    databaseUrl,
+    `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
+     VALUES ('conversion', $1, $2, NULL, NULL, now())`,
+    [sha256Hex(token), lastFour(token)],
+  );
+  return token;
+}
+
+async function run(): Promise<Row[]> {
+  const database = await createTestDatabase();
+  const prefix = testRedisPrefix();
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const secretKeys = generateSecretKeySpec('bench');
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: prefix,
+    SECRET_KEYS: secretKeys,
+    LOG_LEVEL: 'info',
+  };
+  const apps: AppProcess[] = [];
+  try {
+    const mock = await startApp('mock-upstream', {
+      env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+      cpus: LOAD_CPU,
+    });
+    apps.push(mock);
+    const token = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
+    apps.push(await startApp('router', { env, cpus: LOAD_CPU }));
+    const edge = await startApp('edge', { env, cpus: EDGE_CPU, readyPath: '/readyz' });
+    apps.push(edge);
+    const authorization = `Bearer ${token}`;
+    await eventually(
+      async () => {
+        const response = await fetch(`${edge.url}/v1/models`, { headers: { authorization } });
+        return ((await response.json()) as { data: unknown[] }).data.length === 3
+          ? true
+          : undefined;
+      },
+      10_000,
+      'edge routing',
+    );
+
+    const rows: Row[] = [];
+    for (const kind of ['json', 'stream'] as const) {
+      for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
+        const request = {
+          url: `${edge.url}/v1/chat/completions`,
+          authorization,
+          body: bodyOf(MODELS[provider], kind),
+          connections: CONNECTIONS,
+        };
+        // Warm up connection pools, JIT and caches before measuring.
+        await load({ ...request, seconds: 2, cpus: LOAD_CPU });
+        const cpuBefore = await cpuSeconds(edge.child.pid!);
+        const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
+        const cpuUsed = (await cpuSeconds(edge.child.pid!)) - cpuBefore;
+        const row: Row = {
+          provider,
+          kind,
+          result,
+          edgeCpuMicrosPerRequest: (cpuUsed / result.requests) * 1e6,
+        };
+        rows.push(row);
+        log(formatRow(row));
+        await clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
+      }
+    }
+    return rows;
+  } finally {
+    await Promise.all(apps.map((app) => app.stop()));
+    await clearRedisNamespace(redisUrl, prefix);
+    await database.drop();
+  }
+}
+
+function formatRow(row: Row): string {
+  return [
+    row.provider.padEnd(9),
+    row.kind.padEnd(6),
+    row.result.rps.toFixed(0).padStart(7),
+    row.result.p50Ms.toFixed(3).padStart(8),
+    row.result.p99Ms.toFixed(3).padStart(8),
+    row.edgeCpuMicrosPerRequest.toFixed(0).padStart(7),
+    String(row.result.errors).padStart(6),
+  ].join(' ');
+}
+
+log(
+  `conversion: the edge's cost per request, passed through vs converted (${CONNECTIONS} connections)`,
+);
+log('channel   kind       rps  p50(ms)  p99(ms) cpu(us) errors');
+const rows = await run();
+log();
+const signed = (micros: number): string => `${micros >= 0 ? '+' : ''}${micros.toFixed(0)}`;
+for (const kind of ['json', 'stream'] as const) {
+  const cpu = (provider: Provider) =>
+    rows.find((r) => r.provider === provider && r.kind === kind)!.edgeCpuMicrosPerRequest;
+  const passthrough = cpu('openai');
+  log(
+    `${kind}: converting costs the edge ${signed(cpu('anthropic') - passthrough)} us (anthropic), ${signed(cpu('gemini') - passthrough)} us (gemini) of CPU per request over passing through (${passthrough.toFixed(0)} us)`,
+  );
+}
+if (rows.some((row) => row.result.errors > 0)) {
+  log('some requests failed: the figures above are not comparable');
+  process.exitCode = 1;
+}

@@ -28,6 +28,8 @@ import { Pool } from 'undici';
 
 const REQUESTS = Number(process.env.ADMISSION_REQUESTS ?? 5_000);
 const CONNECTIONS = 16;
+// Counts do not depend on a quiet machine, so a busy one may take its time starting.
+const STARTUP_MS = 120_000;
 const UPSTREAM_KEY = 'sk-bench-upstream';
 
 function log(line = ''): void {
@@ -118,7 +120,10 @@ const env = {
 const apps: AppProcess[] = [];
 const redis = new Redis(redisServer.url);
 try {
-  const mock = await startApp('mock-upstream', { env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY } });
+  const mock = await startApp('mock-upstream', {
+    env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+    timeoutMs: STARTUP_MS,
+  });
   apps.push(mock);
   // As in the gateway benchmark: every limit far above the load, so none refuses.
   const [channel] = await query<{ id: number }>(
@@ -144,8 +149,8 @@ try {
      VALUES ('limited', $1, $2, 1000000000000, 100000000, now())`,
     [sha256Hex(token), lastFour(token)],
   );
-  apps.push(await startApp('router', { env }));
-  const edge = await startApp('edge', { env, readyPath: '/readyz' });
+  apps.push(await startApp('router', { env, timeoutMs: STARTUP_MS }));
+  const edge = await startApp('edge', { env, readyPath: '/readyz', timeoutMs: STARTUP_MS });
   apps.push(edge);
   const pool = new Pool(edge.url, { connections: CONNECTIONS });
   await eventually(
@@ -162,14 +167,18 @@ try {
 
   const before = await admissions(edge);
   await redis.config('RESETSTAT');
+  const started = performance.now();
   const failed = await send(pool, token, REQUESTS);
+  const seconds = (performance.now() - started) / 1000;
   const stats = await commandStats(redis);
   const after = await admissions(edge);
   await pool.close();
 
   const perRequest = (calls: number) => (calls / REQUESTS).toFixed(3);
   const total = [...stats.values()].reduce((a, b) => a + b, 0);
-  log(`admission: ${REQUESTS} requests, ${CONNECTIONS} at once, ${failed} failed`);
+  log(
+    `admission: ${REQUESTS} requests, ${CONNECTIONS} at once, ${failed} failed, ${(REQUESTS / seconds).toFixed(0)} requests/s`,
+  );
   log(`redis commands per request: ${perRequest(total)} (scripts' inner calls included)`);
   for (const [name, calls] of [...stats].sort((a, b) => b[1] - a[1]))
     log(`  ${name.padEnd(20)} ${String(calls).padStart(7)}  ${perRequest(calls)}/request`);

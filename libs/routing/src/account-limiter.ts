@@ -368,9 +368,9 @@ export class AccountLimiter {
   async flush(): Promise<void> {
     clearTimeout(this.releaseTimer);
     this.releaseTimer = undefined;
-    const batch = this.pending;
-    if (batch.length === 0) return;
+    const batch = summedCorrections(this.pending);
     this.pending = [];
+    if (batch.length === 0) return;
     const keys = batch.map((giveback) => giveback.key);
     const args = batch.flatMap((giveback) => {
       switch (giveback.kind) {
@@ -470,4 +470,24 @@ export class AccountLimiter {
       this.sweepTimer = undefined;
     }
   }
+}
+
+/**
+ * One token correction per bucket: the requests of a batch were mostly charged to the same
+ * second or two, so their corrections add up to a single `HINCRBY` each.
+ */
+function summedCorrections(givebacks: Giveback[]): Giveback[] {
+  const sums = new Map<string, Extract<Giveback, { kind: 'tokens' }>>();
+  const others: Giveback[] = [];
+  for (const giveback of givebacks) {
+    if (giveback.kind !== 'tokens') {
+      others.push(giveback);
+      continue;
+    }
+    const bucket = `${giveback.key} ${giveback.second}`;
+    const sum = sums.get(bucket);
+    if (sum) sum.delta += giveback.delta;
+    else sums.set(bucket, { ...giveback });
+  }
+  return [...others, ...[...sums.values()].filter((sum) => sum.delta !== 0)];
 }

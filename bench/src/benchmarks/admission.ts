@@ -24,10 +24,11 @@ import { Pool } from 'undici';
 // traffic shares its INFO commandstats) and by the edge's admission counter. Counts, not
 // timings: it is meaningful on a busy machine.
 //
-//   node bench/dist/benchmarks/admission.js      (ADMISSION_REQUESTS, default 5000)
+//   node bench/dist/benchmarks/admission.js   (ADMISSION_REQUESTS, default 5000;
+//                                              ADMISSION_CONNECTIONS, default 16)
 
 const REQUESTS = Number(process.env.ADMISSION_REQUESTS ?? 5_000);
-const CONNECTIONS = 16;
+const CONNECTIONS = Number(process.env.ADMISSION_CONNECTIONS ?? 16);
 // Counts do not depend on a quiet machine, so a busy one may take its time starting.
 const STARTUP_MS = 120_000;
 const UPSTREAM_KEY = 'sk-bench-upstream';

@@ -243,6 +243,25 @@ describe('AccountLimiter (real Redis)', () => {
       await limiter.close();
     });
 
+    it('holds no spares of one limit while another is too small to have any', async () => {
+      // As the two-edge test of docs/reliability.md: 30 a minute could spare one entry,
+      // but 2 at once spares no slot, so an entry held here could never be spent.
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(107, { rpm: 30, concurrency: 2 })];
+      let admitted = 0;
+      for (let i = 0; i < 40; i += 1) {
+        const result = await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
+        if (result.kind === 'acquired') {
+          admitted += 1;
+          result.lease.release(1);
+          await limiter.flush();
+        }
+        expect(await logSize(107)).toBe(admitted);
+      }
+      expect(admitted).toBe(30);
+      await limiter.close();
+    });
+
     it('never lets two replicas hammering one account exceed its requests per minute or concurrency', async () => {
       const RPM = 320;
       const CONCURRENCY = 32;

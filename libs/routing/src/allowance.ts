@@ -141,7 +141,15 @@ export class Allowance {
   /** Spare units worth asking for along with the request in hand. */
   wants(estimate: number, now: number): Wants {
     this.waiting += 1;
-    if (this.closed) return { entries: 0, tokens: 0, slots: 0 };
+    // A request is admitted here only with a unit of every limit it has, so holding spares
+    // of one limit is waste (and keeps them from other replicas) when another limit is too
+    // small to have any.
+    const { rpm, tpm, concurrency } = this.limits;
+    const spareable =
+      (rpm === null || spareCap(rpm) >= 1) &&
+      (tpm === null || spareCap(tpm, estimate) >= Math.max(estimate, 1)) &&
+      (concurrency === null || spareCap(concurrency) >= 1);
+    if (this.closed || !spareable) return { entries: 0, tokens: 0, slots: 0 };
     const rate = this.rate(now);
     const spareRequests = Math.ceil((rate * this.timing.validityMs) / 1000);
     const held = (blocks: { remaining: number; expiresAt: number }[]) =>

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { Redis } from 'ioredis';
 import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
-import { AccountLimiter, type AccountLimits } from './account-limiter.js';
+import { AccountLimiter, type AccountLease, type AccountLimits } from './account-limiter.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -112,7 +112,7 @@ describe('AccountLimiter (real Redis)', () => {
   });
 
   it('lets a concurrency lease of a dead holder expire on its own', async () => {
-    const shortLeases = new AccountLimiter(redis, 100);
+    const shortLeases = new AccountLimiter(redis, { leaseMs: 100 });
     const accounts = [account(5, { concurrency: 1 })];
     await shortLeases.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
     expect(
@@ -152,6 +152,208 @@ describe('AccountLimiter (real Redis)', () => {
       ),
     );
     expect(results.filter((r) => r.kind === 'acquired')).toHaveLength(25);
+  });
+
+  describe('allowances (blocks taken ahead of demand)', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    /** Long enough for a block to expire, the sweep to see it and the batch to go. */
+    const pastValidity = (validityMs: number) => sleep(validityMs + 250);
+    const logSize = (keyId: number) => redis.zcard(`lim:k:${keyId}:rpm`);
+    const tokensCharged = async (keyId: number) =>
+      Object.values(await redis.hgetall(`lim:k:${keyId}:tpm`)).reduce(
+        (sum, value) => sum + Number(value),
+        0,
+      );
+    const slotsTaken = (keyId: number) => redis.zcard(`lim:k:${keyId}:conc`);
+
+    it('takes blocks up to the room and never beyond, and spends most requests locally', async () => {
+      // 160 a minute: an edge may hold 10 spare entries (a sixteenth).
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(101, { rpm: 160 })];
+      let admitted = 0;
+      let local = 0;
+      let refused = 0;
+      for (let i = 0; i < 200; i += 1) {
+        const result = await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
+        if (result.kind !== 'acquired') {
+          refused += 1;
+          continue;
+        }
+        admitted += 1;
+        if (!result.roundTrip) local += 1;
+        const held = (await logSize(101)) - admitted;
+        expect(held).toBeGreaterThanOrEqual(0);
+        expect(held).toBeLessThanOrEqual(10);
+      }
+      expect(admitted).toBe(160);
+      expect(refused).toBe(40);
+      expect(await logSize(101)).toBe(160);
+      expect(local).toBeGreaterThan(100);
+      await limiter.close();
+    });
+
+    it('gives back unspent requests and tokens when a block expires', async () => {
+      const limiter = new AccountLimiter(redis, { validityMs: 300 });
+      const accounts = [account(102, { rpm: 16_000, tpm: 1_600_000 })];
+      const token = { id: 7_001, rateLimit: 16_000 };
+      let local = 0;
+      for (let i = 0; i < 50; i += 1) {
+        const result = await limiter.acquire({
+          requestId: nextId(),
+          estimatedTokens: 100,
+          token,
+          accounts,
+        });
+        expect(result.kind).toBe('acquired');
+        if (result.kind === 'acquired' && !result.roundTrip) local += 1;
+      }
+      expect(local).toBeGreaterThan(25);
+      // Held ahead of demand: more entries and tokens than the 50 requests used.
+      expect(await logSize(102)).toBeGreaterThan(50);
+      expect(await tokensCharged(102)).toBeGreaterThan(5_000);
+      expect(await redis.zcard(`lim:t:${token.id}:rpm`)).toBeGreaterThan(50);
+      await pastValidity(300);
+      expect(await logSize(102)).toBe(50);
+      expect(await tokensCharged(102)).toBe(5_000);
+      expect(await redis.zcard(`lim:t:${token.id}:rpm`)).toBe(50);
+      await limiter.close();
+    });
+
+    it('degrades to one round trip per request under small limits', async () => {
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(103, { rpm: 12, concurrency: 15, tpm: 1_000 })];
+      const results = [];
+      for (let i = 0; i < 14; i += 1) {
+        const result = await limiter.acquire({
+          requestId: nextId(),
+          estimatedTokens: 10,
+          accounts,
+        });
+        results.push(result);
+        const admitted = results.filter((r) => r.kind === 'acquired').length;
+        // Nothing taken ahead of demand: the log holds exactly the requests admitted.
+        expect(await logSize(103)).toBe(admitted);
+        expect(await slotsTaken(103)).toBe(admitted);
+      }
+      expect(results.map((r) => (r.kind === 'acquired' ? r.roundTrip : r.kind))).toEqual([
+        ...Array<boolean>(12).fill(true),
+        'saturated',
+        'saturated',
+      ]);
+      await limiter.close();
+    });
+
+    it('holds no spares of one limit while another is too small to have any', async () => {
+      // As the two-edge test of docs/reliability.md: 30 a minute could spare one entry,
+      // but 2 at once spares no slot, so an entry held here could never be spent.
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(107, { rpm: 30, concurrency: 2 })];
+      let admitted = 0;
+      for (let i = 0; i < 40; i += 1) {
+        const result = await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
+        if (result.kind === 'acquired') {
+          admitted += 1;
+          result.lease.release(1);
+          await limiter.flush();
+        }
+        expect(await logSize(107)).toBe(admitted);
+      }
+      expect(admitted).toBe(30);
+      await limiter.close();
+    });
+
+    it('never lets two replicas hammering one account exceed its requests per minute or concurrency', async () => {
+      const RPM = 320;
+      const CONCURRENCY = 32;
+      const accounts = [account(104, { rpm: RPM, concurrency: CONCURRENCY })];
+      const replicas = [new AccountLimiter(redis), new AccountLimiter(other)];
+      let admitted = 0;
+      let local = 0;
+      let inFlight = 0;
+      let mostInFlight = 0;
+      const worker = async (replica: AccountLimiter) => {
+        for (let i = 0; i < 40; i += 1) {
+          const result = await replica.acquire({
+            requestId: nextId(),
+            estimatedTokens: 1,
+            accounts,
+          });
+          if (result.kind !== 'acquired') continue;
+          admitted += 1;
+          if (!result.roundTrip) local += 1;
+          inFlight += 1;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          await sleep(i % 3);
+          inFlight -= 1;
+          result.lease.release(1);
+        }
+      };
+      // 20 requests at once on each replica, 1,600 in all.
+      await Promise.all(
+        replicas.flatMap((replica) => Array.from({ length: 20 }, () => worker(replica))),
+      );
+      expect(admitted).toBeLessThanOrEqual(RPM);
+      expect(admitted).toBeGreaterThan(RPM / 2);
+      expect(mostInFlight).toBeLessThanOrEqual(CONCURRENCY);
+      expect(local).toBeGreaterThan(0);
+      await Promise.all(replicas.map((replica) => replica.close()));
+      // Everything unspent went back: the log counts exactly the requests served.
+      expect(await logSize(104)).toBe(admitted);
+      expect(await slotsTaken(104)).toBe(0);
+    });
+
+    it("gives an idle replica's free slots back, so the other replica can take them", async () => {
+      // 16 at once: a replica may keep one free slot for its next request.
+      const accounts = [account(105, { concurrency: 16 })];
+      const a = new AccountLimiter(redis);
+      const b = new AccountLimiter(other);
+      const acquire = (replica: AccountLimiter) =>
+        replica.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
+      const leaseOf = (result: Awaited<ReturnType<typeof acquire>>): AccountLease => {
+        if (result.kind !== 'acquired') throw new Error(`not acquired: ${result.kind}`);
+        return result.lease;
+      };
+      const first = leaseOf(await acquire(a));
+      const second = leaseOf(await acquire(a)); // busy now: asks for a spare slot too
+      first.release(1);
+      second.release(1);
+      await a.flush();
+      expect(await slotsTaken(105)).toBe(1);
+      const reused = await acquire(a);
+      expect(reused).toMatchObject({ kind: 'acquired', roundTrip: false });
+      leaseOf(reused).release(1);
+
+      const burst = await Promise.all(Array.from({ length: 16 }, () => acquire(b)));
+      expect(burst.filter((r) => r.kind === 'acquired')).toHaveLength(15);
+      await sleep(400); // a is idle: its slot goes back
+      expect(await slotsTaken(105)).toBe(15);
+      expect((await acquire(b)).kind).toBe('acquired');
+      expect((await acquire(b)).kind).toBe('saturated');
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    it('gives everything back at shutdown', async () => {
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(106, { rpm: 16_000, tpm: 1_600_000, concurrency: 160 })];
+      const leases: AccountLease[] = [];
+      for (let round = 0; round < 10; round += 1) {
+        const results = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            limiter.acquire({ requestId: nextId(), estimatedTokens: 100, accounts }),
+          ),
+        );
+        for (const result of results) if (result.kind === 'acquired') leases.push(result.lease);
+      }
+      expect(leases).toHaveLength(50);
+      for (const lease of leases) lease.release(40);
+      await limiter.flush();
+      expect(await logSize(106)).toBeGreaterThan(50);
+      expect(await slotsTaken(106)).toBeGreaterThan(0);
+      await limiter.close();
+      expect(await logSize(106)).toBe(50);
+      expect(await tokensCharged(106)).toBe(50 * 40);
+      expect(await slotsTaken(106)).toBe(0);
+    });
   });
 
   it('keeps its keys inside the namespace', async () => {

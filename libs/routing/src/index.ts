@@ -5,6 +5,7 @@ export {
   type AccountLimits,
   type AcquireRequest,
   type AcquireResult,
+  type LimiterOptions,
 } from './account-limiter.js';
 export {
   allowedByList,

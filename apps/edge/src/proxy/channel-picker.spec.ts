@@ -1,5 +1,6 @@
 import { type RoutedChannel, type RoutedKey } from '@switchyard/contracts';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import { Registry } from '@switchyard/observability';
 import { AccountLimiter, RoutingTable } from '@switchyard/routing';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
@@ -58,13 +59,15 @@ describe('ChannelPicker (real Redis)', () => {
   let redis: RedisClient;
   let limiter: AccountLimiter;
   let picker: ChannelPicker;
+  let registry: Registry;
 
   beforeAll(async () => {
     redis = createRedisClient({ url, prefix });
     // The client queues nothing while it connects: a command before then fails (open).
     await new Promise((resolve) => redis.once('ready', resolve));
     limiter = new AccountLimiter(redis);
-    picker = new ChannelPicker(limiter);
+    registry = new Registry();
+    picker = new ChannelPicker(limiter, registry);
   });
 
   afterAll(async () => {
@@ -107,10 +110,35 @@ describe('ChannelPicker (real Redis)', () => {
     });
   });
 
+  it("admits from this edge's allowance without Redis, yet keeps the policy's order", async () => {
+    const admissions = async () => {
+      const metric = await registry.getSingleMetric('edge_limit_admissions_total')!.get();
+      const count = (path: string) => metric.values.find((v) => v.labels.path === path)?.value ?? 0;
+      return { local: count('local'), redis: count('redis') };
+    };
+    const before = await admissions();
+    const roomy = channel(7, 0, [key(71, { rpm: 16_000 })]);
+    for (let i = 0; i < 20; i += 1)
+      expect((await picker.pick(table(roomy), request(), none()))?.candidate.key.id).toBe(71);
+    const after = await admissions();
+    expect(after.local - before.local).toBeGreaterThan(10);
+    expect(after.local + after.redis - before.local - before.redis).toBe(20);
+
+    // A preferred account with room is still asked for first, though 71 could be had locally.
+    const preferred = channel(8, 9, [key(80, { concurrency: 1 })]);
+    const both = table(preferred, roomy);
+    const holding = await picker.pick(both, request(), none());
+    expect(holding?.candidate.key.id).toBe(80);
+    expect((await picker.pick(both, request(), none()))?.candidate.key.id).toBe(71);
+    holding!.lease.release(1);
+    await limiter.flush();
+    expect((await picker.pick(both, request(), none()))?.candidate.key.id).toBe(80);
+  });
+
   it('serves the first candidate without its limits when Redis cannot be asked', async () => {
     const away = createRedisClient({ url: `redis://127.0.0.1:${await freePort()}`, prefix });
     try {
-      const blind = new ChannelPicker(new AccountLimiter(away));
+      const blind = new ChannelPicker(new AccountLimiter(away), new Registry());
       const routes = table(channel(6, 0, [key(60, { rpm: 1 })]));
       const first = await blind.pick(routes, request(), none());
       const second = await blind.pick(routes, request(), none());

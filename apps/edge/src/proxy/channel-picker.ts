@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
+import { Counter, Registry } from '@switchyard/observability';
 import {
   AccountLimiter,
   hasLimits,
@@ -10,7 +11,9 @@ import {
 import { type Attempt } from './exchange.js';
 
 // The pick step: the first candidate, in the policy's order, whose account has room.
-// Accounts without limits need no Redis round trip; limited ones are checked in batches.
+// Accounts without limits need no Redis round trip, nor do limited ones whose allowance on
+// this edge covers the request; the others are checked in batches
+// (docs/architecture.md, "Account limits").
 
 /** Candidates with limits are checked in Redis in batches of this size. */
 const LIMIT_BATCH = 8;
@@ -34,7 +37,19 @@ export interface Exclusions {
 export class ChannelPicker {
   private readonly logger = new Logger('Proxy');
 
-  constructor(private readonly limiter: AccountLimiter) {}
+  private readonly admissions: Counter<'path'>;
+
+  constructor(
+    private readonly limiter: AccountLimiter,
+    registry: Registry,
+  ) {
+    this.admissions = new Counter({
+      name: 'edge_limit_admissions_total',
+      help: 'Requests admitted under account or token limits, by whether Redis was asked (redis) or the edge allowance covered them (local).',
+      labelNames: ['path'],
+      registers: [registry],
+    });
+  }
 
   /** The next candidate with room, or null when none is left. */
   async pick(
@@ -82,8 +97,10 @@ export class ChannelPicker {
           `Rate limit reached for this token (${request.tokenRate?.rateLimit} requests per minute). Retry in ${Math.ceil(result.retryAfterMs / 1000)} s.`,
         );
       }
-      if (result.kind === 'acquired')
+      if (result.kind === 'acquired') {
+        this.admissions.inc({ path: result.roundTrip ? 'redis' : 'local' });
         return { candidate: batch[result.index]!, lease: result.lease };
+      }
       if (batch.length === 0) return null;
       // Every account of this batch is full: they stay out for the rest of this request.
       for (const candidate of batch) excluded.keys.add(candidate.key.id);

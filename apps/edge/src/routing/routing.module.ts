@@ -5,13 +5,16 @@ import { SecretCipher } from '@switchyard/security';
 import { KeyVault } from './key-vault.js';
 import { RoutingSnapshotController, RoutingState } from './routing-state.js';
 
-/** Gives back the account leases still waiting for their batch, after the last request. */
+/**
+ * Gives back what the edge held of its accounts' limits ahead of demand, and the leases
+ * still waiting for their batch, after the last request.
+ */
 @Injectable()
 class LeaseReturn implements OnApplicationShutdown {
   constructor(private readonly limiter: AccountLimiter) {}
 
   onApplicationShutdown(): Promise<void> {
-    return this.limiter.flush();
+    return this.limiter.close();
   }
 }
 

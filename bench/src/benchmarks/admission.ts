@@ -1,0 +1,198 @@
+import { spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+import {
+  generateGatewayToken,
+  generateSecretKeySpec,
+  lastFour,
+  SecretCipher,
+  sha256Hex,
+} from '@switchyard/security';
+import {
+  createTestDatabase,
+  eventually,
+  freePort,
+  query,
+  startApp,
+  testRedisPrefix,
+  type AppProcess,
+} from '@switchyard/testing';
+import { Pool } from 'undici';
+
+// What the account and token limits cost Redis per request (docs/performance.md, "Admission
+// without a round trip"): a fixed number of requests through one edge, on an account and a
+// token whose limits are far above the load, counted by a Redis of its own (so no other
+// traffic shares its INFO commandstats) and by the edge's admission counter. Counts, not
+// timings: it is meaningful on a busy machine.
+//
+//   node bench/dist/benchmarks/admission.js   (ADMISSION_REQUESTS, default 5000;
+//                                              ADMISSION_CONNECTIONS, default 16)
+
+const REQUESTS = Number(process.env.ADMISSION_REQUESTS ?? 5_000);
+const CONNECTIONS = Number(process.env.ADMISSION_CONNECTIONS ?? 16);
+// Counts do not depend on a quiet machine, so a busy one may take its time starting.
+const STARTUP_MS = 120_000;
+const UPSTREAM_KEY = 'sk-bench-upstream';
+
+function log(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function privateRedis(): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  await eventually(
+    async () => {
+      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        return (await probe.ping()) === 'PONG' ? true : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        probe.disconnect();
+      }
+    },
+    10_000,
+    'redis-server listening',
+  );
+  return { url, stop: () => server.kill() };
+}
+
+/** Calls per command since the last reset, inner calls of scripts included. */
+async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  return new Map(
+    [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map(([, name, calls]) => [
+      name!,
+      Number(calls),
+    ]),
+  );
+}
+
+async function admissions(edge: AppProcess): Promise<Record<string, number>> {
+  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  return Object.fromEntries(
+    [...metrics.matchAll(/^edge_limit_admissions_total\{[^}]*path="(\w+)"[^}]*\} (\d+)/gm)].map(
+      ([, path, value]) => [path!, Number(value)],
+    ),
+  );
+}
+
+async function send(pool: Pool, token: string, count: number): Promise<number> {
+  const body = JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Say something short about limits.' }],
+  });
+  let next = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      const response = await pool.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body,
+      });
+      await response.body.dump();
+      if (response.statusCode !== 200) failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  return failed;
+}
+
+const redisServer = await privateRedis();
+const database = await createTestDatabase();
+const secretKeys = generateSecretKeySpec('bench');
+const env = {
+  DATABASE_URL: database.url,
+  REDIS_URL: redisServer.url,
+  REDIS_PREFIX: testRedisPrefix(),
+  SECRET_KEYS: secretKeys,
+  LOG_LEVEL: 'warn',
+};
+const apps: AppProcess[] = [];
+const redis = new Redis(redisServer.url);
+try {
+  const mock = await startApp('mock-upstream', {
+    env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+    timeoutMs: STARTUP_MS,
+  });
+  apps.push(mock);
+  // As in the gateway benchmark: every limit far above the load, so none refuses.
+  const [channel] = await query<{ id: number }>(
+    database.url,
+    `INSERT INTO "Channel" (name, kind, "baseUrl", models, "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
+     VALUES ('limited', 'single', $1, '{gpt-4o-mini}', 100000000, 2000000000, 100000, now()) RETURNING id`,
+    [mock.url],
+  );
+  await query(
+    database.url,
+    `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
+    [
+      channel!.id,
+      new SecretCipher([secretKeys]).seal(UPSTREAM_KEY),
+      sha256Hex(UPSTREAM_KEY),
+      lastFour(UPSTREAM_KEY),
+    ],
+  );
+  const token = generateGatewayToken();
+  await query(
+    database.url,
+    `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
+     VALUES ('limited', $1, $2, 1000000000000, 100000000, now())`,
+    [sha256Hex(token), lastFour(token)],
+  );
+  apps.push(await startApp('router', { env, timeoutMs: STARTUP_MS }));
+  const edge = await startApp('edge', { env, readyPath: '/readyz', timeoutMs: STARTUP_MS });
+  apps.push(edge);
+  const pool = new Pool(edge.url, { connections: CONNECTIONS });
+  await eventually(
+    async () => {
+      const response = await fetch(`${edge.url}/v1/models`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await response.json()) as { data: unknown[] }).data.length === 1 ? true : undefined;
+    },
+    10_000,
+    'edge routing',
+  );
+  await send(pool, token, 200); // warm-up: connections, caches, the account's allowance
+
+  const before = await admissions(edge);
+  await redis.config('RESETSTAT');
+  const started = performance.now();
+  const failed = await send(pool, token, REQUESTS);
+  const seconds = (performance.now() - started) / 1000;
+  const stats = await commandStats(redis);
+  const after = await admissions(edge);
+  await pool.close();
+
+  const perRequest = (calls: number) => (calls / REQUESTS).toFixed(3);
+  const total = [...stats.values()].reduce((a, b) => a + b, 0);
+  log(
+    `admission: ${REQUESTS} requests, ${CONNECTIONS} at once, ${failed} failed, ${(REQUESTS / seconds).toFixed(0)} requests/s`,
+  );
+  log(`redis commands per request: ${perRequest(total)} (scripts' inner calls included)`);
+  for (const [name, calls] of [...stats].sort((a, b) => b[1] - a[1]))
+    log(`  ${name.padEnd(20)} ${String(calls).padStart(7)}  ${perRequest(calls)}/request`);
+  const local = (after.local ?? 0) - (before.local ?? 0);
+  const roundTrip = (after.redis ?? 0) - (before.redis ?? 0);
+  log(
+    local + roundTrip === 0
+      ? 'admissions: no edge_limit_admissions_total counter on this edge'
+      : `admissions: ${local} local, ${roundTrip} with a round trip (${((100 * local) / (local + roundTrip)).toFixed(1)} % local)`,
+  );
+} finally {
+  redis.disconnect();
+  await Promise.all(apps.map((app) => app.stop()));
+  await database.drop();
+  redisServer.stop();
+}

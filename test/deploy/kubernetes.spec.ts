@@ -290,19 +290,19 @@ describe('autoscaling', () => {
     },
   );
 
-  it('scales metering on the depth of its queue, the metric its /metrics exports', () => {
+  it('scales metering on its billing lag, the metric its /metrics exports', () => {
     const source = readFileSync(
       path.join(deployDirectory, '../apps/metering/src/usage/usage.metrics.ts'),
       'utf8',
     );
-    expect(source).toContain("name: 'metering_queue_depth'");
+    expect(source).toContain("name: 'metering_lag_seconds'");
     for (const objects of [renderings.base!, local, production]) {
       expect(autoscalerOf(objects, 'metering').spec.metrics).toEqual([
         {
           type: 'External',
           external: {
-            metric: { name: 'metering_queue_depth' },
-            target: { type: 'AverageValue', averageValue: expect.any(String) },
+            metric: { name: 'metering_lag_seconds' },
+            target: { type: 'Value', value: expect.any(String) },
           },
         },
       ]);
@@ -314,7 +314,7 @@ describe('autoscaling', () => {
     expect(autoscalerOf(withComponents, 'metering')).toBeUndefined();
     const scaled = named(withComponents, 'ScaledObject', 'metering');
     expect(scaled.spec.scaleTargetRef.name).toBe('metering');
-    expect(scaled.spec.triggers[0].metadata.query).toContain('metering_queue_depth');
+    expect(scaled.spec.triggers[0].metadata.query).toContain('metering_lag_seconds');
   });
 
   it('keeps the router at a leader and a standby, with no autoscaler', () => {

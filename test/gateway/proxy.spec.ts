@@ -159,7 +159,16 @@ describe('gateway: the OpenAI-compatible API', () => {
     const images = await stack
       .client(token.key)
       .images.generate({ model, prompt: 'a lighthouse', n: 1 });
-    expect(images.data?.[0]?.url).toMatch(/^https:/);
+    // The mock draws a real PNG and serves it itself.
+    const url = images.data?.[0]?.url ?? '';
+    expect(url).toMatch(/\/media\/images\/[0-9a-f]+\.png$/);
+    const drawing = await fetch(url);
+    expect(drawing.headers.get('content-type')).toBe('image/png');
+    expect(
+      Buffer.from(await drawing.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
   });
 
   it('lists only models this token may use and some channel serves', async () => {

@@ -192,7 +192,10 @@ describe('the chat command line', () => {
         name: 'cli-model',
         purpose: 'drawing',
         open: true,
+        vision: false,
       });
+      const seeing = await cli(['open-model', '--name', 'cli-vision', '--vision']);
+      expect(JSON.parse(seeing.stdout)).toMatchObject({ name: 'cli-vision', vision: true });
 
       const closed = await chat.api
         .post('/api/admin/models')

@@ -24,8 +24,9 @@ const USAGE = `usage:
   cli.js create-api-key --address URL --key KEY|- --purpose ${PURPOSES.join('|')}
       Adds the API key record, or updates the one with the same address and purpose
       (new key, enabled). "--key -" reads the key from standard input.
-  cli.js open-model --name NAME --purpose ${PURPOSES.join('|')}
-      Adds the model, or changes the one with that name, open to every user.
+  cli.js open-model --name NAME --purpose ${PURPOSES.join('|')} [--vision]
+      Adds the model, or changes the one with that name, open to every user; --vision
+      marks it as one that reads images.
   cli.js issue-license --private-key FILE --licensee NAME --installation ID --days N
       Prints a plus-edition license signed with the Ed25519 private key in FILE (PEM).`;
 
@@ -81,17 +82,22 @@ async function withChat<T>(
 async function openModel(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { name: { type: 'string' }, purpose: { type: 'string', default: 'chat' } },
+    options: {
+      name: { type: 'string' },
+      purpose: { type: 'string', default: 'chat' },
+      vision: { type: 'boolean', default: false },
+    },
   });
   const dto = plainToInstance(CreateModelDto, {
     name: values.name,
     purpose: values.purpose,
+    vision: values.vision,
     open: true,
   });
   const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   const model = await withChat((context) =>
-    context.get(ModelsService).ensureOpen(dto.name, dto.purpose),
+    context.get(ModelsService).ensureOpen(dto.name, dto.purpose, dto.vision ?? false),
   );
   process.stdout.write(`${JSON.stringify(model)}\n`);
 }

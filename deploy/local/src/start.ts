@@ -167,18 +167,22 @@ async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Prom
       token,
     );
   }
-  for (const [name, purpose] of DEMO_CHAT_MODELS) {
-    await cli('chat', ['open-model', '--name', name, '--purpose', purpose], env);
+  for (const [name, purpose, vision] of DEMO_CHAT_MODELS) {
+    const flags = vision ? ['--vision'] : [];
+    await cli('chat', ['open-model', '--name', name, '--purpose', purpose, ...flags], env);
   }
   say(`chat is wired to the gateway at ${address} with its own gateway token`);
 }
 
-/** What the demo channel serves that the chat app offers everyone from the start. */
+/**
+ * What the demo channel serves that the chat app offers everyone from the start, and
+ * whether the model reads images (as OpenAI's do; the mock answers any model).
+ */
 const DEMO_CHAT_MODELS = [
-  ['gpt-4o-mini', 'chat'],
-  ['gpt-4o', 'chat'],
-  ['dall-e-3', 'drawing'],
-  ['suno-v3', 'music'],
+  ['gpt-4o-mini', 'chat', true],
+  ['gpt-4o', 'chat', true],
+  ['dall-e-3', 'drawing', false],
+  ['suno-v3', 'music', false],
 ] as const;
 
 /**

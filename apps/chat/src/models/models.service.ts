@@ -130,10 +130,14 @@ export class ModelsService {
   }
 
   /** The model with this name, created or changed so that everyone may use it (operator CLI). */
-  async ensureOpen(name: string, purpose: CreateModelDto['purpose']): Promise<ModelResponse> {
+  async ensureOpen(
+    name: string,
+    purpose: CreateModelDto['purpose'],
+    vision: boolean,
+  ): Promise<ModelResponse> {
     const existing = await this.models.findByName(name);
-    if (!existing) return this.create({ name, purpose, open: true });
-    return this.update(existing.id, { purpose, open: true });
+    if (!existing) return this.create({ name, purpose, vision, open: true });
+    return this.update(existing.id, { purpose, vision, open: true });
   }
 
   async update(id: number, dto: UpdateModelDto): Promise<ModelResponse> {

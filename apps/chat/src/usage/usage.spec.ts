@@ -99,7 +99,8 @@ describe('usage per day and per model', () => {
        VALUES ($1, $2, 5, 100, 50)`,
       [alice.id, dayKey(3 * DAY_MS)],
     );
-  });
+    // Two processes and four whole replies: more than the default hook time on a busy machine.
+  }, 120_000);
 
   afterAll(async () => {
     await chat?.close();
@@ -159,7 +160,11 @@ describe('usage per day and per model', () => {
   });
 
   it("gives administrators everyone's days and the top models", async () => {
-    const response = await chat.api.get('/api/admin/usage').query({ days: 7 }).set(admin).expect(200);
+    const response = await chat.api
+      .get('/api/admin/usage')
+      .query({ days: 7 })
+      .set(admin)
+      .expect(200);
     const body = response.body as {
       items: (Usage & { day: string; users: number })[];
       total: number;
@@ -178,10 +183,7 @@ describe('usage per day and per model', () => {
   });
 
   it('keeps the overview from users who are not administrators', async () => {
-    const refused = await chat.api
-      .get('/api/admin/usage')
-      .set(bearer(alice.token))
-      .expect(403);
+    const refused = await chat.api.get('/api/admin/usage').set(bearer(alice.token)).expect(403);
     expect(refused.body.error.code).toBe('forbidden');
     await chat.api.get('/api/admin/usage').expect(401);
   });

@@ -381,6 +381,20 @@ describe('chat web app in a browser', () => {
       expect.stringContaining(count(totals.promptTokens)),
       expect.stringContaining(count(totals.completionTokens)),
     ]);
+    // Every reply so far came from the model the picker preselected: one row per model.
+    await page.getByRole('radio', { name: 'Last 7 days' }).check();
+    const models = page.getByRole('table', { name: 'Usage per model, last 7 days' });
+    await models.waitFor();
+    const modelRow = models.getByRole('row').filter({ hasText: 'gpt-4o-mini' });
+    await modelRow.waitFor();
+    expect(await modelRow.locator('td').allInnerTexts()).toEqual([
+      'gpt-4o-mini',
+      count(totals.requests),
+      count(totals.promptTokens),
+      count(totals.completionTokens),
+      count(totals.totalTokens),
+    ]);
+    await page.getByRole('img', { name: /^Requests per day over the last 7 days/ }).waitFor();
     await screenshot(page, SCREENSHOTS, 'usage');
     expect(await accessibilityViolations(page)).toEqual([]);
 
@@ -434,6 +448,7 @@ describe('chat web app in a browser', () => {
       await adminPage.getByRole('button', { name: 'Sign in' }).click();
       await adminPage.getByRole('link', { name: 'Admin', exact: true }).click();
       for (const [link, heading] of [
+        ['Overview', 'Overview'],
         ['API keys', 'API keys'],
         ['Models', 'Models'],
         ['Users', 'Users'],
@@ -524,7 +539,26 @@ describe('chat web app in a browser', () => {
     await adminPage.getByRole('link', { name: 'Admin' }).click();
     const problems: string[] = [];
 
+    // The overview comes first: the suite's user, its replies and the model they used.
+    await adminPage.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    const totals = adminPage.getByRole('definition');
+    await totals.first().waitFor();
+    const [users, requests, tokens] = (await totals.allInnerTexts()).map((text) =>
+      Number(text.replace(/,/g, '')),
+    );
+    expect(users).toBeGreaterThan(0);
+    expect(requests).toBeGreaterThan(0);
+    expect(tokens).toBeGreaterThan(0);
+    const topModels = adminPage.getByRole('table', { name: 'Top models, last 7 days' });
+    await topModels.getByRole('row').filter({ hasText: 'gpt-4o-mini' }).waitFor();
+    await adminPage.getByRole('img', { name: /^Tokens per day over the last 7 days/ }).waitFor();
+    await adminPage.getByRole('radio', { name: 'Last 90 days' }).check();
+    await adminPage.getByRole('table', { name: 'Top models, last 90 days' }).waitFor();
+    problems.push(...(await accessibilityViolations(adminPage)));
+    await screenshot(adminPage, SCREENSHOTS, 'admin-overview');
+
     // API keys: the one made for this suite is listed by its last four characters only.
+    await adminPage.getByRole('link', { name: 'API keys' }).click();
     await adminPage.getByRole('heading', { name: 'API keys' }).waitFor();
     const keys = adminPage.getByRole('table');
     await keys.getByText(mock.url).first().waitFor();
@@ -596,6 +630,18 @@ describe('chat web app in a browser', () => {
     await adminPage.getByText(`Model permissions of ${user.username} saved.`).waitFor();
     // The notice comes before the list is read again: wait for the row, do not race it.
     await row.filter({ hasText: 'closed-model' }).waitFor();
+    // Beside each user, what it used: the suite's user has sent messages.
+    const listed = (await asAdmin(
+      'GET',
+      `/api/admin/users?search=${encodeURIComponent(user.username)}`,
+    )) as { items: { usage: { requests: number; totalTokens: number } }[] };
+    const usage = listed.items[0]!.usage;
+    expect(usage.requests).toBeGreaterThan(0);
+    const cells = await row.locator('td').allInnerTexts();
+    expect(cells.slice(4, 6)).toEqual([
+      usage.requests.toLocaleString('en-US'),
+      usage.totalTokens.toLocaleString('en-US'),
+    ]);
     problems.push(...(await accessibilityViolations(adminPage)));
     await screenshot(adminPage, SCREENSHOTS, 'admin-users');
 

@@ -256,6 +256,22 @@ export class ConversationsRepository {
           completionTokens: { increment: reply.completionTokens },
         },
       }),
+      this.prisma.chatModelUsageDay.upsert({
+        where: { userId_day_model: { userId: reply.userId, day, model: reply.model } },
+        create: {
+          userId: reply.userId,
+          day,
+          model: reply.model,
+          requests,
+          promptTokens: reply.promptTokens,
+          completionTokens: reply.completionTokens,
+        },
+        update: {
+          requests: { increment: requests },
+          promptTokens: { increment: reply.promptTokens },
+          completionTokens: { increment: reply.completionTokens },
+        },
+      }),
     ];
     const { userId: _userId, toolSteps, ...fields } = reply;
     try {

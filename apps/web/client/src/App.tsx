@@ -83,7 +83,7 @@ function ChatApp() {
     { path: '/', label: 'Chat' },
     { path: '/usage', label: 'Usage' },
     { path: '/account', label: 'Account' },
-    ...(isAdmin ? [{ path: '/admin/api-keys', label: 'Admin' }] : []),
+    ...(isAdmin ? [{ path: '/admin/overview', label: 'Admin' }] : []),
   ];
   const currentSection = sections.find((candidate) => candidate.label.toLowerCase() === section);
 

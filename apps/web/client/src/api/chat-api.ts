@@ -16,6 +16,7 @@ import {
   type AdminModel,
   type AdminModelChanges,
   type AdminModelInput,
+  type AdminUsage,
   type ApiKeyChanges,
   type ApiKeyInput,
   type ApiKeyRecord,
@@ -32,7 +33,7 @@ import {
   type Schemas,
   type ToolStep,
   type Usage,
-  type UsageDay,
+  type UsagePeriod,
   type UsageTotals,
 } from './types.js';
 
@@ -387,10 +388,13 @@ export async function sendMessage(
 
 export const usage = (): Promise<UsageTotals> => call(api.GET('/api/usage'));
 
-/** The user's usage on each of the last `days` UTC days, oldest first. */
-export async function usageDaily(days: number): Promise<UsageDay[]> {
-  return (await call(api.GET('/api/usage/daily', { params: { query: { days } } }))).items;
-}
+/** The user's usage on each of the last `days` UTC days, oldest first, and per model. */
+export const usageDaily = (days: number): Promise<UsagePeriod> =>
+  call(api.GET('/api/usage/daily', { params: { query: { days } } }));
+
+/** Every user's usage on each of the last `days` UTC days and the top models. */
+export const adminUsage = (days: number): Promise<AdminUsage> =>
+  call(api.GET('/api/admin/usage', { params: { query: { days } } }));
 
 // A2A keys (docs/tools.md, A2A).
 

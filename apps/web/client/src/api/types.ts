@@ -91,3 +91,7 @@ export type Details = Record<string, unknown>;
 
 export type UsageTotals = Schemas['UsageResponse'];
 export type UsageDay = Schemas['UsageDayResponse'];
+export type UsagePeriod = Schemas['UsageDaysResponse'];
+export type ModelUsage = Schemas['UsageModelResponse'];
+export type AdminUsageDay = Schemas['AdminUsageDayResponse'];
+export type AdminUsage = Schemas['AdminUsageResponse'];

@@ -1,12 +1,16 @@
-import { DataTable, LineChart, useLoad, type Column } from '@switchyard/ui';
-import { useMemo } from 'preact/hooks';
+import { DataTable, useLoad, type Column } from '@switchyard/ui';
+import { useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
 import { type UsageDay } from '../api/types.js';
 import { DetailsView } from '../components/DetailsView.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
-
-const DAYS = 30;
-const count = (value: number): string => value.toLocaleString('en-US');
+import {
+  DailyCharts,
+  ModelUsageTable,
+  PeriodPicker,
+  count,
+  type Period,
+} from '../components/UsageView.js';
 
 const COLUMNS: Column<UsageDay>[] = [
   { key: 'day', header: 'Day (UTC)', render: (day) => day.day },
@@ -19,53 +23,38 @@ const COLUMNS: Column<UsageDay>[] = [
   },
 ];
 
-/** What the chart shows, in words: it is an image to a screen reader. */
-function describe(days: UsageDay[]): string {
-  const total = days.reduce((sum, day) => sum + day.totalTokens, 0);
-  if (total === 0) return `No tokens used in the last ${DAYS} days.`;
-  const busiest = days.reduce((most, day) => (day.totalTokens > most.totalTokens ? day : most));
-  return (
-    `Tokens per day over the last ${DAYS} days: ${count(total)} in all, the most on ` +
-    `${busiest.day} (${count(busiest.totalTokens)}). The table below lists each day with use.`
-  );
-}
-
 export function UsagePage() {
+  const [days, setDays] = useState<Period>(30);
   const totals = useLoad(chat.usage, []);
-  const daily = useLoad(() => chat.usageDaily(DAYS), []);
-  const chart = useMemo(() => {
-    const days = daily.data ?? [];
-    return {
-      times: days.map((day) => Date.parse(`${day.day}T00:00:00Z`) / 1000),
-      lines: [
-        { label: 'Prompt tokens', values: days.map((day) => day.promptTokens) },
-        { label: 'Completion tokens', values: days.map((day) => day.completionTokens) },
-      ],
-    };
-  }, [daily.data]);
+  const period = useLoad(() => chat.usageDaily(days), [days]);
   return (
-    <main id="main" class="page" aria-busy={totals.loading || daily.loading}>
+    <main id="main" class="page" aria-busy={totals.loading || period.loading}>
       <h1>Your usage</h1>
       <ErrorNotice error={totals.error} />
       {totals.data && <DetailsView details={totals.data} label="Usage totals" />}
+      <PeriodPicker value={days} onChange={setDays} />
+      <ErrorNotice error={period.error} />
+      <section aria-labelledby="usage-per-model">
+        <h2 id="usage-per-model">Per model, last {days} days</h2>
+        <ModelUsageTable
+          caption={`Usage per model, last ${days} days`}
+          models={period.data?.models}
+          loading={period.loading}
+          days={days}
+        />
+      </section>
       <section aria-labelledby="usage-per-day">
-        <h2 id="usage-per-day">Tokens per day, last {DAYS} days</h2>
-        <ErrorNotice error={daily.error} />
-        {daily.data && (
-          <LineChart
-            label={describe(daily.data)}
-            times={chart.times}
-            lines={chart.lines}
-            format={count}
-          />
-        )}
+        <h2 id="usage-per-day">Per day, last {days} days</h2>
+        {period.data && <DailyCharts days={period.data.items} />}
         <DataTable
-          caption={`Usage per day, last ${DAYS} days`}
+          caption={`Usage per day, last ${days} days`}
           columns={COLUMNS}
-          rows={daily.data?.filter((day) => day.requests > 0 || day.totalTokens > 0).reverse()}
+          rows={period.data?.items
+            .filter((day) => day.requests > 0 || day.totalTokens > 0)
+            .reverse()}
           rowKey={(day) => day.day}
-          loading={daily.loading}
-          empty={`No replies in the last ${DAYS} days.`}
+          loading={period.loading}
+          empty={`No replies in the last ${days} days.`}
         />
       </section>
     </main>

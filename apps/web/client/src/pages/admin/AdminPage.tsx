@@ -2,9 +2,11 @@ import { SectionLayout } from '@switchyard/ui';
 import { ApiKeysPage } from './ApiKeysPage.js';
 import { EditionPage } from './EditionPage.js';
 import { ModelsPage } from './ModelsPage.js';
+import { OverviewPage } from './OverviewPage.js';
 import { UsersPage } from './UsersPage.js';
 
 const SECTIONS = [
+  { path: '/admin/overview', label: 'Overview' },
   { path: '/admin/api-keys', label: 'API keys' },
   { path: '/admin/models', label: 'Models' },
   { path: '/admin/users', label: 'Users' },
@@ -15,6 +17,7 @@ export function AdminPage(props: { path: string }) {
   const current = SECTIONS.find((section) => props.path.startsWith(section.path)) ?? SECTIONS[0];
   return (
     <SectionLayout label="Admin dashboard" sections={SECTIONS} current={current}>
+      {current?.path === '/admin/overview' && <OverviewPage />}
       {current?.path === '/admin/api-keys' && <ApiKeysPage />}
       {current?.path === '/admin/models' && <ModelsPage />}
       {current?.path === '/admin/users' && <UsersPage />}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type ChatUser } from '../../api/types.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { count } from '../../components/UsageView.js';
 import {
   DataTable,
   FormActions,
@@ -41,6 +42,8 @@ export function UsersPage() {
       render: (user) =>
         user.modelPermissions.length === 0 ? 'none' : user.modelPermissions.join(', '),
     },
+    { key: 'requests', header: 'Requests', render: (user) => count(user.usage.requests) },
+    { key: 'tokens', header: 'Tokens', render: (user) => count(user.usage.totalTokens) },
     {
       key: 'disabled',
       header: 'Disabled',

@@ -48,8 +48,10 @@ const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const UPSTREAM_KEY = 'sk-bench-upstream';
-/** V8 flags for the edge, to compare heap settings side by side. */
-const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
+const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16')
+  .split(' ')
+  .filter(Boolean);
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',

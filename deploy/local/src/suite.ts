@@ -56,6 +56,9 @@ export function suiteServices(env: Record<string, string | undefined>): SuiteSer
       portVariable: 'EDGE_PORT',
       port: loadEnvironment(EdgeEnv, env).EDGE_PORT,
       what: 'the gateway: OpenAI API at /v1, admin API at /api',
+      // A smaller young generation than Node 24's default: about 100 MiB less at peak, at no
+      // measurable CPU (docs/performance.md).
+      nodeFlags: ['--max-semi-space-size=16'],
     },
     {
       name: 'chat',

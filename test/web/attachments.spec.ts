@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import {
+  createTestDatabase,
+  eventually,
+  startApp,
+  type AppProcess,
+  type TestDatabase,
+} from '@switchyard/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
   accessibilityViolations,
@@ -49,6 +55,7 @@ const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')
 describe('images in the chat web app', () => {
   let mock: AppProcess;
   let chat: AppProcess;
+  let database: TestDatabase;
   let web: AppProcess;
   let browser: Browser;
   let page: Page;
@@ -112,8 +119,12 @@ describe('images in the chat web app', () => {
       env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
       timeoutMs: START_TIMEOUT_MS,
     });
+    database = await createTestDatabase();
     chat = await startApp('chat', {
       env: {
+        // A database of its own: the chat service makes CHAT_ADMIN_USERNAME its first
+        // administrator only on a database that has none yet.
+        DATABASE_URL: database.url,
         SECRET_KEYS: generateSecretKeySpec('images'),
         CHAT_ADMIN_USERNAME: admin.username,
         CHAT_ADMIN_PASSWORD: admin.password,
@@ -139,6 +150,7 @@ describe('images in the chat web app', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
+    await database?.drop();
   });
 
   it('attaches one image with the picker and pastes another, and the model receives both', async () => {

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import {
+  createTestDatabase,
+  eventually,
+  startApp,
+  type AppProcess,
+  type TestDatabase,
+} from '@switchyard/testing';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import {
   accessibilityViolations,
@@ -25,6 +31,7 @@ const QUESTIONS = 61;
 describe('generated media and long conversations in the chat web app', () => {
   let mock: AppProcess;
   let chat: AppProcess;
+  let database: TestDatabase;
   let web: AppProcess;
   let browser: Browser;
   let page: Page;
@@ -78,8 +85,12 @@ describe('generated media and long conversations in the chat web app', () => {
       env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
       timeoutMs: START_TIMEOUT_MS,
     });
+    database = await createTestDatabase();
     chat = await startApp('chat', {
       env: {
+        // A database of its own: the chat service makes CHAT_ADMIN_USERNAME its first
+        // administrator only on a database that has none yet.
+        DATABASE_URL: database.url,
         SECRET_KEYS: generateSecretKeySpec('web-media'),
         CHAT_ADMIN_USERNAME: admin.username,
         CHAT_ADMIN_PASSWORD: admin.password,
@@ -138,6 +149,7 @@ describe('generated media and long conversations in the chat web app', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
+    await database?.drop();
   });
 
   it('shows a drawn image that loads, named by its prompt, opened full size and downloaded', async () => {

@@ -3,6 +3,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { MeteringEnv } from '@switchyard/config';
 import { Queues } from '@switchyard/contracts';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
+import { SqlDatabaseModule } from '@switchyard/db/sql';
 import { GatewayStoreModule } from '@switchyard/gateway-store';
 import {
   MessagingModule,
@@ -31,6 +32,8 @@ export class MeteringModule {
       module: MeteringModule,
       imports: [
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
+        // Settlements take plain SQL (usage.repository.ts); prices and maintenance, Prisma.
+        SqlDatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
         GatewayStoreModule,
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('metering'),

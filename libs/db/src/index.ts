@@ -1,5 +1,5 @@
 export { DatabaseModule, DatabaseReadiness } from './database.module.js';
-export { isRecordNotFound, isTransactionConflict, isUniqueViolation } from './errors.js';
+export { isRecordNotFound, isUniqueViolation } from './errors.js';
 export { PrismaService } from './prisma.service.js';
 export { type DatabaseOptions } from './database-options.js';
 export { applyMigrations, MigrationError, type MigrationReport } from './migrate/migrator.js';

@@ -7,7 +7,8 @@ import { UsageCounters } from './usage-counters.js';
 
 /**
  * The only writer of `Channel`, `ChannelKey`, `Token` and `AuditLog` (docs/architecture.md,
- * "Table owners"). Needs `DatabaseModule` (global) for Prisma.
+ * "Table owners"). Needs `DatabaseModule` (global) for Prisma; `UsageCounters` runs in the
+ * caller's plain-SQL transaction (`@switchyard/db/sql`).
  */
 @Module({
   providers: [AuditRepository, ChannelStore, ChannelsRepository, TokensRepository, UsageCounters],

@@ -1,16 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '@switchyard/db';
-import { type Db } from './db.js';
+import { type SqlClient } from '@switchyard/db/sql';
 
 /** `[id, cost in micro-dollars, requests]` per token, channel or key, in id order. */
 export type UsageTotals = [id: number, cost: string, requests: number][];
-
-export interface SettledToken {
-  id: number;
-  status: string;
-  quota: bigint | null;
-  usedQuota: bigint;
-}
 
 export interface ExhaustedToken {
   tokenId: number;
@@ -19,64 +11,91 @@ export interface ExhaustedToken {
 
 /**
  * The usage counters of tokens, channels and keys, added to inside the caller's settlement
- * transaction. Counters are not a change an administrator makes or must re-read before
- * editing, so they move neither `version` nor `updatedAt`; running out of quota is, so
- * `markExhausted` moves both. Rows are locked in id order (the caller adds tokens, then
- * channels, then keys), so concurrent batches wait for each other instead of deadlocking.
- * Each statement takes the batch as one JSON parameter: Postgres parses it far faster than
- * the driver binds thousands of array elements.
+ * transaction (a plain-SQL one: settlements run several times a second, and the Prisma
+ * client's query interpreter cost more CPU than Postgres did, docs/performance.md).
+ * Counters are not a change an administrator makes or must re-read before editing, so
+ * they move neither `version` nor `updatedAt`; running out of quota is, so `markExhausted`
+ * moves both. Rows are locked in id order (the caller adds tokens, then channels, then
+ * keys), so concurrent batches wait for each other instead of deadlocking. Each statement
+ * takes the batch as one JSON parameter (Postgres parses it far faster than the driver
+ * binds thousands of array elements) and is prepared once per connection, by name.
  */
 @Injectable()
 export class UsageCounters {
-  /** Adds cost to tokens' used quota; returns each token as it now stands. */
-  addToTokens(tx: Db, totals: UsageTotals): Promise<SettledToken[]> {
-    if (totals.length === 0) return Promise.resolve([]);
-    return tx.$queryRaw<SettledToken[]>`
-      WITH d AS (
-        SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost"
-        FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
-      ),
-      locked AS MATERIALIZED (
-        SELECT "id" FROM "Token" WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
-      )
-      UPDATE "Token" t
-      SET "usedQuota" = t."usedQuota" + d."cost"
-      FROM locked l JOIN d ON d."id" = l."id"
-      WHERE t."id" = l."id"
-      RETURNING t."id", t."status"::text AS "status", t."quota", t."usedQuota"`;
+  /** Adds cost to tokens' used quota; returns the enabled ones now at or over their quota. */
+  async addToTokens(client: SqlClient, totals: UsageTotals): Promise<number[]> {
+    if (totals.length === 0) return [];
+    const { rows } = await client.query<{ id: number; runOut: boolean }>({
+      name: 'usage-counters.add-to-tokens',
+      text: ADD_TO_TOKENS,
+      values: [JSON.stringify(totals)],
+    });
+    return rows.filter((row) => row.runOut).map((row) => row.id);
   }
 
-  async addToChannels(tx: Db, totals: UsageTotals): Promise<void> {
-    if (totals.length > 0) await tx.$executeRaw(addToTotals('Channel', totals));
+  async addToChannels(client: SqlClient, totals: UsageTotals): Promise<void> {
+    if (totals.length === 0) return;
+    await client.query({
+      name: 'usage-counters.add-to-channels',
+      text: ADD_TO_CHANNELS,
+      values: [JSON.stringify(totals)],
+    });
   }
 
-  async addToKeys(tx: Db, totals: UsageTotals): Promise<void> {
-    if (totals.length > 0) await tx.$executeRaw(addToTotals('ChannelKey', totals));
+  async addToKeys(client: SqlClient, totals: UsageTotals): Promise<void> {
+    if (totals.length === 0) return;
+    await client.query({
+      name: 'usage-counters.add-to-keys',
+      text: ADD_TO_KEYS,
+      values: [JSON.stringify(totals)],
+    });
   }
 
   /** Moves enabled tokens to `exhausted`; returns those it moved. */
-  markExhausted(tx: Db, tokenIds: number[]): Promise<ExhaustedToken[]> {
-    if (tokenIds.length === 0) return Promise.resolve([]);
-    return tx.$queryRaw<ExhaustedToken[]>`
-      UPDATE "Token"
-      SET "status" = 'exhausted', "updatedAt" = CURRENT_TIMESTAMP, "version" = "version" + 1
-      WHERE "id" IN (${Prisma.join(tokenIds)}) AND "status" = 'enabled'
-      RETURNING "id" AS "tokenId", "keyHash"`;
+  async markExhausted(client: SqlClient, tokenIds: number[]): Promise<ExhaustedToken[]> {
+    if (tokenIds.length === 0) return [];
+    const { rows } = await client.query<ExhaustedToken>({
+      name: 'usage-counters.mark-exhausted',
+      text: `
+        UPDATE "Token"
+        SET "status" = 'exhausted', "updatedAt" = CURRENT_TIMESTAMP, "version" = "version" + 1
+        WHERE "id" = ANY($1::int[]) AND "status" = 'enabled'
+        RETURNING "id" AS "tokenId", "keyHash"`,
+      values: [tokenIds],
+    });
+    return rows;
   }
 }
 
+const ADD_TO_TOKENS = `
+  WITH d AS (
+    SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost"
+    FROM jsonb_array_elements($1::jsonb) x
+  ),
+  locked AS MATERIALIZED (
+    SELECT "id" FROM "Token" WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
+  )
+  UPDATE "Token" t
+  SET "usedQuota" = t."usedQuota" + d."cost"
+  FROM locked l JOIN d ON d."id" = l."id"
+  WHERE t."id" = l."id"
+  RETURNING t."id",
+    t."status" = 'enabled' AND t."quota" IS NOT NULL AND t."usedQuota" >= t."quota" AS "runOut"`;
+
+const ADD_TO_CHANNELS = addToTotals('Channel');
+const ADD_TO_KEYS = addToTotals('ChannelKey');
+
 /** Adds cost and requests to channels or channel keys; the table name is never user input. */
-function addToTotals(table: 'Channel' | 'ChannelKey', totals: UsageTotals): Prisma.Sql {
-  const target = Prisma.raw(`"${table}"`);
-  return Prisma.sql`
+function addToTotals(table: 'Channel' | 'ChannelKey'): string {
+  return `
     WITH d AS (
       SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost", (x->>2)::bigint AS "requests"
-      FROM jsonb_array_elements(${JSON.stringify(totals)}::jsonb) x
+      FROM jsonb_array_elements($1::jsonb) x
     ),
     locked AS MATERIALIZED (
-      SELECT "id" FROM ${target} WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
+      SELECT "id" FROM "${table}" WHERE "id" IN (SELECT "id" FROM d) ORDER BY "id" FOR NO KEY UPDATE
     )
-    UPDATE ${target} u
+    UPDATE "${table}" u
     SET "usedQuota" = u."usedQuota" + d."cost", "requestCount" = u."requestCount" + d."requests"
     FROM locked l JOIN d ON d."id" = l."id"
     WHERE u."id" = l."id"`;

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MeteringEnv } from '@switchyard/config';
 import { Events } from '@switchyard/contracts';
-import { DatabaseReadiness, isTransactionConflict } from '@switchyard/db';
+import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
 import { MicroBatcher } from './micro-batcher.js';
@@ -27,7 +27,7 @@ export class UsageSettlement {
 
   constructor(
     private readonly repository: UsageRepository,
-    private readonly database: DatabaseReadiness,
+    private readonly database: SqlReadiness,
     private readonly bus: EventBus,
     private readonly metrics: UsageMetrics,
     env: MeteringEnv,
@@ -39,7 +39,7 @@ export class UsageSettlement {
           await this.database.check();
           return true;
         },
-        isTransient: isTransactionConflict,
+        isTransient: isSqlTransactionConflict,
       },
       {
         maxSize: env.USAGE_BATCH_SIZE,

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService } from '@switchyard/db';
+import { Inject, Injectable } from '@nestjs/common';
+import { inSqlTransaction, SQL_POOL, type SqlPool } from '@switchyard/db/sql';
 import { UsageCounters, type ExhaustedToken, type UsageTotals } from '@switchyard/gateway-store';
 import { type UsageEntry } from './usage-entry.js';
 
@@ -21,19 +21,19 @@ interface InsertedTotals {
   keys: string;
 }
 
-const TRANSACTION = { maxWait: 10_000, timeout: 60_000 };
-
 /**
  * Settles a batch of usage in one transaction: the logs (this app's table), then the token,
  * channel and key counters of the rows actually inserted, through the gateway store that
  * owns those tables (a request already logged is never billed again). Rows are locked in
  * one order everywhere (tokens, channels, keys; by id), so concurrent batches wait for each
- * other instead of deadlocking.
+ * other instead of deadlocking. Plain SQL, each statement prepared once per connection: a
+ * settlement is a handful of statements, and through the Prisma client they cost the worker
+ * more CPU than Postgres spent running them (docs/performance.md).
  */
 @Injectable()
 export class UsageRepository {
   constructor(
-    private readonly prisma: PrismaService,
+    @Inject(SQL_POOL) private readonly pool: SqlPool,
     private readonly counters: UsageCounters,
   ) {}
 
@@ -41,18 +41,24 @@ export class UsageRepository {
     const unique = [...new Map(entries.map((e) => [e.requestId, e])).values()].sort((a, b) =>
       a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0,
     );
-    const { duplicates, exhausted } = await this.prisma.$transaction(async (tx) => {
-      const [totals] = await tx.$queryRaw<InsertedTotals[]>(insertLogs(unique));
+    const { duplicates, exhausted } = await inSqlTransaction(this.pool, async (client) => {
+      const {
+        rows: [totals],
+      } = await client.query<InsertedTotals>({
+        name: 'usage.insert-logs',
+        text: INSERT_LOGS,
+        values: [JSON.stringify(unique.map(row))],
+      });
       if (!totals) throw new Error('the usage insert returned no totals');
-      const settled = await this.counters.addToTokens(tx, JSON.parse(totals.tokens) as UsageTotals);
-      await this.counters.addToChannels(tx, JSON.parse(totals.channels) as UsageTotals);
-      await this.counters.addToKeys(tx, JSON.parse(totals.keys) as UsageTotals);
-      const runOut = settled
-        .filter((t) => t.status === 'enabled' && t.quota !== null && t.usedQuota >= t.quota)
-        .map((t) => t.id);
-      const exhausted = await this.counters.markExhausted(tx, runOut);
+      const runOut = await this.counters.addToTokens(
+        client,
+        JSON.parse(totals.tokens) as UsageTotals,
+      );
+      await this.counters.addToChannels(client, JSON.parse(totals.channels) as UsageTotals);
+      await this.counters.addToKeys(client, JSON.parse(totals.keys) as UsageTotals);
+      const exhausted = await this.counters.markExhausted(client, runOut);
       return { duplicates: new Set(JSON.parse(totals.duplicates) as string[]), exhausted };
-    }, TRANSACTION);
+    });
 
     const billed = new Set<string>();
     const outcomes = entries.map((entry): EntryOutcome => {
@@ -91,12 +97,11 @@ function row(e: UsageEntry): unknown[] {
 }
 
 /**
- * One INSERT for the whole batch, and the totals of what it inserted. Ids of tokens,
- * channels and keys deleted since the request are stored as null, as the foreign keys'
- * ON DELETE SET NULL would have done.
+ * One INSERT for the whole batch (`$1`: the rows as one JSON array), and the totals of what
+ * it inserted. Ids of tokens, channels and keys deleted since the request are stored as
+ * null, as the foreign keys' ON DELETE SET NULL would have done.
  */
-function insertLogs(entries: UsageEntry[]): Prisma.Sql {
-  return Prisma.sql`
+const INSERT_LOGS = `
     WITH v AS (
       SELECT r->>0 AS "requestId", (r->>1)::int AS "tokenId", (r->>2)::int AS "channelId",
              (r->>3)::int AS "keyId", r->>4 AS "endpoint", r->>5 AS "model",
@@ -106,7 +111,7 @@ function insertLogs(entries: UsageEntry[]): Prisma.Sql {
              (r->>13)::int AS "latencyMs", (r->>14)::int AS "firstByteMs",
              (r->>15)::boolean AS "stream", (r->>16)::int AS "attempts", r->>17 AS "clientIp",
              (r->>18)::timestamptz AS "requestedAt", (r->>19)::int AS "cachedTokens", position
-      FROM jsonb_array_elements(${JSON.stringify(entries.map(row))}::jsonb)
+      FROM jsonb_array_elements($1::jsonb)
         WITH ORDINALITY AS e(r, position)
     ),
     inserted AS (
@@ -140,4 +145,3 @@ function insertLogs(entries: UsageEntry[]): Prisma.Sql {
       (SELECT coalesce(json_agg(json_build_array(id, cost::text, n) ORDER BY id), '[]') FROM (
         SELECT "channelKeyId" AS id, sum("cost") AS cost, count(*) AS n FROM inserted
         WHERE "channelKeyId" IS NOT NULL GROUP BY 1) x)::text AS "keys"`;
-}

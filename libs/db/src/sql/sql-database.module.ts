@@ -9,11 +9,12 @@ import {
 import pg from 'pg';
 import { type DatabaseOptions } from '../database-options.js';
 
-// Plain SQL over a `pg` pool, for a service on the request path that reads a row or two
-// and must stay small: the Prisma client (its query compiler and generated client) costs
-// the edge about 100 MB of resident memory for one lookup (docs/performance.md). The
-// schema stays Prisma's: queries here name its tables and columns, and the tests that use
-// them run against the migrated database.
+// Plain SQL over a `pg` pool, where the Prisma client costs too much: the edge, which reads
+// a row or two and must stay small (the client and its query compiler cost it about 100 MB
+// of resident memory for one lookup), and metering's settlement, a few statements per
+// batch where the client's query interpreter took most of the worker's CPU
+// (docs/performance.md). The schema stays Prisma's: queries here name its tables and
+// columns, and the tests that use them run against the migrated database.
 
 /** The pool's handle, injected where SQL is run. */
 export const SQL_POOL = Symbol('SQL_POOL');

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   generateGatewayToken,
   generateSecretKeySpec,
@@ -29,7 +30,8 @@ import {
 } from '../lib/measure.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
-// zero-latency upstream, through Portkey's gateway (1.15.2, a pass-through proxy with no
+// zero-latency upstream, through a bare Node pass-through (the floor of any Node gateway
+// here: bench/src/lib/bare-proxy.ts), through Portkey's gateway (1.15.2, a pass-through proxy with no
 // auth, limits or metering: bench/portkey) and through Switchyard with everything on (bearer
 // auth, routing, account and token limits, usage records settled into Postgres by the
 // metering worker, outcomes reported to the router). The load generator and the upstream
@@ -52,12 +54,13 @@ const UPSTREAM_KEY = 'sk-bench-upstream';
 const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16')
   .split(' ')
   .filter(Boolean);
+const BARE_PROXY = fileURLToPath(new URL('../lib/bare-proxy.js', import.meta.url));
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
 );
 
-const TARGETS = ['direct', 'portkey', 'switchyard', 'switchyard-nolimits'] as const;
+const TARGETS = ['direct', 'floor', 'portkey', 'switchyard', 'switchyard-nolimits'] as const;
 type Target = (typeof TARGETS)[number];
 type Kind = 'json' | 'stream';
 
@@ -68,7 +71,7 @@ interface Row {
   result: LoadResult;
   ttftP50Ms: number | null;
   ttftP99Ms: number | null;
-  /** The gateway process's own CPU per request (the edge, or Portkey). */
+  /** The gateway process's own CPU per request (the edge, the bare pass-through or Portkey). */
   gatewayCpuMicros: number | null;
   /** Switchyard's processes, Postgres and Redis, per request. */
   suiteCpuMicros: Record<SuitePart, number> | null;
@@ -182,6 +185,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
   };
   const apps: AppProcess[] = [];
   let portkey: ChildProcess | undefined;
+  let floor: ChildProcess | undefined;
   try {
     const mock = await startApp('mock-upstream', {
       env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
@@ -233,6 +237,21 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       20_000,
       'Portkey listening',
     );
+    const floorPort = await freePort();
+    floor = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
+      env: { ...process.env, UPSTREAM_URL: mock.url, PORT: String(floorPort) },
+      stdio: 'ignore',
+    });
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    await eventually(
+      () =>
+        fetch(floorUrl, { method: 'POST' }).then(
+          () => true,
+          () => undefined,
+        ),
+      10_000,
+      'bare pass-through listening',
+    );
     const processes: Processes = {
       edge: edge.child.pid!,
       router: router.child.pid!,
@@ -245,6 +264,11 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
     > = {
       direct: {
         url: `${mock.url}/v1/chat/completions`,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        model: 'gpt-4o-mini',
+      },
+      floor: {
+        url: `${floorUrl}/v1/chat/completions`,
         authorization: `Bearer ${UPSTREAM_KEY}`,
         model: 'gpt-4o-mini',
       },
@@ -276,7 +300,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
           // Warm up connection pools, JIT and caches before measuring.
           await load({ ...request, seconds: 2, cpus: LOAD_CPU });
           if (ours) await settled(database.url);
-          const gatewayPid = ours ? processes.edge : portkey.pid!;
+          const gatewayPid = ours ? processes.edge : target === 'floor' ? floor.pid! : portkey.pid!;
           const gatewayBefore = await cpuSeconds(gatewayPid);
           const suiteBefore = ours ? await suiteCpu(processes) : null;
           const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
@@ -319,10 +343,12 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
         router: await peakMemoryMiB(processes.router),
         metering: await peakMemoryMiB(processes.metering),
         portkey: await peakMemoryMiB(portkey.pid!),
+        floor: await peakMemoryMiB(floor.pid!),
       },
     };
   } finally {
     portkey?.kill();
+    floor?.kill();
     await Promise.all(apps.map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, prefix);
     await database.drop();
@@ -369,7 +395,7 @@ log(
 const find = (target: Target, kind: Kind, connections: number) =>
   report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections)!;
 log();
-for (const target of ['portkey', 'switchyard', 'switchyard-nolimits'] as const) {
+for (const target of ['floor', 'portkey', 'switchyard', 'switchyard-nolimits'] as const) {
   const json = find(target, 'json', 1).result.p50Ms - find('direct', 'json', 1).result.p50Ms;
   const ttft = find(target, 'stream', 1).ttftP50Ms! - find('direct', 'stream', 1).ttftP50Ms!;
   const busy = find(target, 'json', 64);

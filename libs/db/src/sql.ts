@@ -6,6 +6,10 @@ export {
   SQL_POOL,
   type SqlPool,
 } from './sql/sql-database.module.js';
-export { inSqlTransaction, isSqlTransactionConflict, type SqlClient } from './sql/sql-transaction.js';
+export {
+  inSqlTransaction,
+  isSqlTransactionConflict,
+  type SqlClient,
+} from './sql/sql-transaction.js';
 export { TokenStatus } from './generated/prisma/enums.js';
 export type { DatabaseOptions } from './database-options.js';

@@ -26,6 +26,45 @@ export class EventStreamDecoder {
   }
 }
 
+/** What reads an OpenAI chat completion stream, chunk by chunk, into events of its own. */
+export interface ChatChunkReader<T> {
+  /** True once the reader wants nothing more (it failed, or it stopped): the rest is dropped. */
+  finished(): boolean;
+  chunk(chunk: T): string;
+  /** The stream's `[DONE]` marker. */
+  done(): string;
+}
+
+/**
+ * Decodes an OpenAI chat completion stream fed in arbitrary byte chunks and hands its chunks
+ * to a reader; data that is neither JSON nor `[DONE]` is skipped.
+ */
+export class ChatChunkDecoder<T> {
+  private readonly events = new EventStreamDecoder();
+
+  constructor(private readonly reader: ChatChunkReader<T>) {}
+
+  /** What the reader makes of the chunks these bytes complete, joined. */
+  push(bytes: Buffer): string {
+    let out = '';
+    for (const { data } of this.events.feed(bytes)) {
+      if (this.reader.finished()) break;
+      if (data === '[DONE]') {
+        out += this.reader.done();
+        continue;
+      }
+      let parsed: T;
+      try {
+        parsed = JSON.parse(data) as T;
+      } catch {
+        continue;
+      }
+      out += this.reader.chunk(parsed);
+    }
+    return out;
+  }
+}
+
 export function dataEvent(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }

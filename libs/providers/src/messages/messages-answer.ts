@@ -5,7 +5,7 @@ import {
   anthropicAnswer,
   type AnthropicUsage,
 } from '../anthropic/anthropic-answer.js';
-import { EventStreamDecoder } from '../sse.js';
+import { ChatChunkDecoder } from '../sse.js';
 
 // Anthropic's Messages API in front of the gateway (docs/providers.md, "Anthropic's API in
 // front"): OpenAI's answer, stream and errors → Anthropic's message
@@ -198,7 +198,11 @@ interface ChatChunk {
  * upstream is asked for it), or the end of the stream.
  */
 export class ChatToMessagesStream implements StreamTranslator {
-  private readonly decoder = new EventStreamDecoder();
+  private readonly chunks = new ChatChunkDecoder<ChatChunk>({
+    finished: () => Boolean(this.failure || this.stopped),
+    chunk: (chunk) => this.translate(chunk),
+    done: () => this.stop(),
+  });
   private started = false;
   private stopped = false;
   /** Index of the open content block, and what it holds. */
@@ -213,22 +217,7 @@ export class ChatToMessagesStream implements StreamTranslator {
   constructor(private readonly context: AnswerContext) {}
 
   push(chunk: Buffer): string {
-    let out = '';
-    for (const { data } of this.decoder.feed(chunk)) {
-      if (this.failure || this.stopped) break;
-      if (data === '[DONE]') {
-        out += this.stop();
-        continue;
-      }
-      let parsed: ChatChunk;
-      try {
-        parsed = JSON.parse(data) as ChatChunk;
-      } catch {
-        continue;
-      }
-      out += this.translate(parsed);
-    }
-    return out;
+    return this.chunks.push(chunk);
   }
 
   end(): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ReportedUsage } from '@switchyard/contracts';
 import type { AnswerContext, StreamTranslator, TranslatedAnswer } from '../adapter.js';
-import { EventStreamDecoder } from '../sse.js';
+import { ChatChunkDecoder, EventStreamDecoder } from '../sse.js';
 
 // OpenAI's Responses API in front of the gateway (docs/providers.md, "OpenAI's Responses API
 // in front"): OpenAI's chat completion and its chunks → a Response object and the Responses
@@ -272,7 +272,11 @@ interface OpenCall {
  * asked for it), or the end of the stream.
  */
 export class ChatToResponsesStream implements StreamTranslator {
-  private readonly decoder = new EventStreamDecoder();
+  private readonly chunks = new ChatChunkDecoder<ChatChunk>({
+    finished: () => Boolean(this.failure || this.stopped),
+    chunk: (chunk) => this.translate(chunk),
+    done: () => this.stop(),
+  });
   private sequence = 0;
   private started = false;
   private stopped = false;
@@ -294,22 +298,7 @@ export class ChatToResponsesStream implements StreamTranslator {
   }
 
   push(chunk: Buffer): string {
-    let out = '';
-    for (const { data } of this.decoder.feed(chunk)) {
-      if (this.failure || this.stopped) break;
-      if (data === '[DONE]') {
-        out += this.stop();
-        continue;
-      }
-      let parsed: ChatChunk;
-      try {
-        parsed = JSON.parse(data) as ChatChunk;
-      } catch {
-        continue;
-      }
-      out += this.translate(parsed);
-    }
-    return out;
+    return this.chunks.push(chunk);
   }
 
   end(): string {

@@ -1,20 +1,14 @@
-import {
-  generateGatewayToken,
-  generateSecretKeySpec,
-  lastFour,
-  SecretCipher,
-  sha256Hex,
-} from '@switchyard/security';
+import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
   eventually,
-  query,
   startApp,
   testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
 import { cpuSeconds, load, type LoadResult } from '../lib/measure.js';
+import { seedChannel, seedToken } from '../lib/seed.js';
 
 // What converting a provider's wire format costs the edge: the same chat completion through
 // the edge to an `openai` channel (the client's bytes passed through) and to an `anthropic`
@@ -71,26 +65,15 @@ async function seed(
   upstreamUrl: string,
 ): Promise<string> {
   for (const provider of Object.keys(MODELS) as Provider[]) {
-    const [channel] = await query<{ id: number }>(
-      databaseUrl,
-      `INSERT INTO "Channel" (name, kind, "baseUrl", models, provider, "updatedAt")
-       VALUES ($1, 'single', $2, $3, $4::"ChannelProvider", now()) RETURNING id`,
-      [provider, upstreamUrl, [MODELS[provider]], provider],
-    );
-    await query(
-      databaseUrl,
-      `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
-      [channel!.id, cipher.seal(UPSTREAM_KEY), sha256Hex(UPSTREAM_KEY), lastFour(UPSTREAM_KEY)],
-    );
+    await seedChannel(databaseUrl, cipher, {
+      name: provider,
+      provider,
+      baseUrl: upstreamUrl,
+      models: [MODELS[provider]],
+      key: UPSTREAM_KEY,
+    });
   }
-  const token = generateGatewayToken();
-  await query(
-    databaseUrl,
-    `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
-     VALUES ('conversion', $1, $2, NULL, NULL, now())`,
-    [sha256Hex(token), lastFour(token)],
-  );
-  return token;
+  return seedToken(databaseUrl, { name: 'conversion' });
 }
 
 async function run(): Promise<Row[]> {

@@ -2,13 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  generateGatewayToken,
-  generateSecretKeySpec,
-  lastFour,
-  SecretCipher,
-  sha256Hex,
-} from '@switchyard/security';
+import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
@@ -28,6 +22,7 @@ import {
   timeToFirstToken,
   type LoadResult,
 } from '../lib/measure.js';
+import { seedChannel, seedToken } from '../lib/seed.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
 // zero-latency upstream, through a bare Node pass-through (the floor of any Node gateway
@@ -97,30 +92,28 @@ async function seed(
   upstreamUrl: string,
 ): Promise<{ limited: string; unlimited: string }> {
   // Limits far above the load: every request takes the Redis round trip, none is refused.
-  const channels = await query<{ id: number }>(
-    databaseUrl,
-    `INSERT INTO "Channel" (name, kind, "baseUrl", models, "rpmLimit", "tpmLimit", "concurrencyLimit", "updatedAt")
-     VALUES ('limited', 'single', $1, '{gpt-4o-mini}', 100000000, 2000000000, 100000, now()),
-            ('unlimited', 'single', $1, '{gpt-4o}', NULL, NULL, NULL, now())
-     RETURNING id`,
-    [upstreamUrl],
-  );
-  for (const channel of channels) {
-    await query(
-      databaseUrl,
-      `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
-      [channel.id, cipher.seal(UPSTREAM_KEY), sha256Hex(UPSTREAM_KEY), lastFour(UPSTREAM_KEY)],
-    );
-  }
-  const limited = generateGatewayToken();
-  const unlimited = generateGatewayToken();
-  await query(
-    databaseUrl,
-    `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
-     VALUES ('limited', $1, $2, 1000000000000, 100000000, now()), ('unlimited', $3, $4, NULL, NULL, now())`,
-    [sha256Hex(limited), lastFour(limited), sha256Hex(unlimited), lastFour(unlimited)],
-  );
-  return { limited, unlimited };
+  await seedChannel(databaseUrl, cipher, {
+    name: 'limited',
+    provider: 'openai',
+    baseUrl: upstreamUrl,
+    models: ['gpt-4o-mini'],
+    key: UPSTREAM_KEY,
+    limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 },
+  });
+  await seedChannel(databaseUrl, cipher, {
+    name: 'unlimited',
+    provider: 'openai',
+    baseUrl: upstreamUrl,
+    models: ['gpt-4o'],
+    key: UPSTREAM_KEY,
+  });
+  return {
+    limited: await seedToken(databaseUrl, {
+      name: 'limited',
+      limits: { quota: 1_000_000_000_000, rateLimit: 100_000_000 },
+    }),
+    unlimited: await seedToken(databaseUrl, { name: 'unlimited' }),
+  };
 }
 
 interface Processes {

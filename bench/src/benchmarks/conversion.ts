@@ -17,13 +17,21 @@ import { seedChannel, seedToken } from '../lib/seed.js';
 // gateway.ts, the load generator, the mock and the router share CPU 0 and the edge has
 // CPU 1 to itself, so its CPU time per request (from /proc) is its own; channels and token
 // have no limits (no Redis round trip on the request's path), and the usage queue is
-// emptied after each scenario (the metering worker is not run).
+// emptied after each load (the metering worker is not run).
 //
-//   node bench/dist/benchmarks/conversion.js      (BENCH_SECONDS, default 10, per scenario)
+// The rows are compared with each other, so none may be measured while the edge is still
+// being optimised and the others once it is: every case is warmed up before any is measured,
+// then measured in ROUNDS short slots, taking turns with the other cases, each round starting
+// one case further on.
+//
+//   node bench/dist/benchmarks/conversion.js      (BENCH_SECONDS, default 10, per case)
 
 const LOAD_CPU = '0';
 const EDGE_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = 5;
+/** Each case's measured seconds, split over the rounds (wrk takes whole seconds). */
+const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const CONNECTIONS = 64;
 const UPSTREAM_KEY = 'sk-bench-upstream';
 
@@ -42,6 +50,12 @@ interface Row {
   kind: Kind;
   result: LoadResult;
   edgeCpuMicrosPerRequest: number;
+}
+
+/** One slot of a case: what wrk measured, and the edge's CPU seconds meanwhile. */
+interface Slot {
+  result: LoadResult;
+  edgeCpuSeconds: number;
 }
 
 function log(line = ''): void {
@@ -111,37 +125,71 @@ async function run(): Promise<Row[]> {
       'edge routing',
     );
 
-    const rows: Row[] = [];
-    for (const kind of ['json', 'stream'] as const) {
-      for (const provider of ['openai', 'anthropic', 'gemini'] as const) {
-        const request = {
+    const cases = (['json', 'stream'] as const).flatMap((kind) =>
+      (['openai', 'anthropic', 'gemini'] as const).map((provider) => ({
+        provider,
+        kind,
+        request: {
           url: `${edge.url}/v1/chat/completions`,
           authorization,
           body: bodyOf(MODELS[provider], kind),
           connections: CONNECTIONS,
-        };
-        // Warm up connection pools, JIT and caches before measuring.
-        await load({ ...request, seconds: 2, cpus: LOAD_CPU });
+          cpus: LOAD_CPU,
+        },
+        slots: [] as Slot[],
+      })),
+    );
+    const emptyUsageQueue = () => clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
+    // Warm up connection pools, JIT and caches on every path before measuring any.
+    for (const { request } of cases) {
+      await load({ ...request, seconds: 2 });
+      await emptyUsageQueue();
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let turn = 0; turn < cases.length; turn++) {
+        const { request, slots } = cases[(round + turn) % cases.length]!;
         const cpuBefore = await cpuSeconds(edge.child.pid!);
-        const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
-        const cpuUsed = (await cpuSeconds(edge.child.pid!)) - cpuBefore;
-        const row: Row = {
-          provider,
-          kind,
-          result,
-          edgeCpuMicrosPerRequest: (cpuUsed / result.requests) * 1e6,
-        };
-        rows.push(row);
-        log(formatRow(row));
-        await clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
+        const result = await load({ ...request, seconds: SLOT_SECONDS });
+        slots.push({ result, edgeCpuSeconds: (await cpuSeconds(edge.child.pid!)) - cpuBefore });
+        await emptyUsageQueue();
       }
     }
+    const rows = cases.map(({ provider, kind, slots }) => rowOf(provider, kind, slots));
+    for (const row of rows) log(formatRow(row));
     return rows;
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, prefix);
     await database.drop();
   }
+}
+
+/**
+ * A case's slots as one row: requests, seconds, errors and CPU summed; the latency
+ * percentiles, which do not add up, as the median of the slots'.
+ */
+function rowOf(provider: Provider, kind: Kind, slots: Slot[]): Row {
+  const sum = (value: (slot: Slot) => number) => slots.reduce((a, slot) => a + value(slot), 0);
+  const median = (value: (slot: Slot) => number) => {
+    const sorted = slots.map(value).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const requests = sum((slot) => slot.result.requests);
+  const seconds = sum((slot) => slot.result.seconds);
+  return {
+    provider,
+    kind,
+    result: {
+      requests,
+      seconds,
+      rps: requests / seconds,
+      p50Ms: median((slot) => slot.result.p50Ms),
+      p99Ms: median((slot) => slot.result.p99Ms),
+      errors: sum((slot) => slot.result.errors),
+    },
+    edgeCpuMicrosPerRequest: (sum((slot) => slot.edgeCpuSeconds) / requests) * 1e6,
+  };
 }
 
 function formatRow(row: Row): string {

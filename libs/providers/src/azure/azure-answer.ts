@@ -5,7 +5,7 @@ import type {
   TranslatedAnswer,
   TranslatedError,
 } from '../adapter.js';
-import { DONE_EVENT, EventStreamDecoder, errorEvent } from '../sse.js';
+import { ChatChunkDecoder, DONE_EVENT, errorEvent } from '../sse.js';
 
 // Azure OpenAI answers in OpenAI's own format, with content-filter annotations added
 // (https://learn.microsoft.com/azure/ai-foundry/openai/concepts/content-filter). The JSON
@@ -55,7 +55,14 @@ export function azureAnswer(body: Buffer, context: AnswerContext): TranslatedAns
  * usage chunk the gateway asked for when the client did not.
  */
 export class AzureStreamTranslator implements StreamTranslator {
-  private readonly decoder = new EventStreamDecoder();
+  private readonly chunks = new ChatChunkDecoder<Completion>({
+    finished: () => Boolean(this.failure || this.done),
+    chunk: (chunk) => this.translate(chunk),
+    done: () => {
+      this.done = true;
+      return DONE_EVENT;
+    },
+  });
   private done = false;
   usage: ReportedUsage | null = null;
   failure: string | null = null;
@@ -63,35 +70,22 @@ export class AzureStreamTranslator implements StreamTranslator {
   constructor(private readonly context: AnswerContext) {}
 
   push(chunk: Buffer): string {
-    let out = '';
-    for (const event of this.decoder.feed(chunk)) {
-      if (this.failure || this.done) break;
-      if (event.data === '[DONE]') {
-        this.done = true;
-        out += DONE_EVENT;
-        continue;
-      }
-      let parsed: Completion;
-      try {
-        parsed = JSON.parse(event.data) as Completion;
-      } catch {
-        continue;
-      }
-      if (parsed.error) {
-        this.failure = `${parsed.error.code ?? 'error'}: ${parsed.error.message ?? 'the upstream reported an error'}`;
-        out += errorEvent(
-          `The upstream stream was interrupted: ${this.failure}`,
-          'stream_interrupted',
-        );
-        break;
-      }
-      if (parsed.usage) this.usage = usageOf(parsed.usage);
-      const announcesOnly = (parsed.choices ?? []).length === 0;
-      if (announcesOnly && !(parsed.usage && this.context.includeUsage)) continue;
-      if (!this.context.includeUsage && 'usage' in parsed) delete parsed.usage;
-      out += `data: ${JSON.stringify(parsed)}\n\n`;
+    return this.chunks.push(chunk);
+  }
+
+  private translate(parsed: Completion): string {
+    if (parsed.error) {
+      this.failure = `${parsed.error.code ?? 'error'}: ${parsed.error.message ?? 'the upstream reported an error'}`;
+      return errorEvent(
+        `The upstream stream was interrupted: ${this.failure}`,
+        'stream_interrupted',
+      );
     }
-    return out;
+    if (parsed.usage) this.usage = usageOf(parsed.usage);
+    const announcesOnly = (parsed.choices ?? []).length === 0;
+    if (announcesOnly && !(parsed.usage && this.context.includeUsage)) return '';
+    if (!this.context.includeUsage && 'usage' in parsed) delete parsed.usage;
+    return `data: ${JSON.stringify(parsed)}\n\n`;
   }
 
   end(): string {

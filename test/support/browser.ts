@@ -2,28 +2,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repositoryRoot } from '@switchyard/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 // What every browser suite needs: Debian's Chromium, screenshots a person can look at, and
 // axe-core's verdict on a page.
 
 export const CHROMIUM = '/usr/bin/chromium';
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // The audio player loads its file without a sound device.
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
-}
 
 const AXE_SOURCE = readFileSync(
   createRequire(import.meta.url).resolve('axe-core/axe.min.js'),

@@ -3,20 +3,25 @@ import { generateSecretKeySpec } from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
+  freePort,
   startApp,
   testRedisPrefix,
   type AppProcess,
   type TestDatabase,
 } from '@switchyard/testing';
+import { chromium, type Browser } from 'playwright-core';
 
 // The Jest globalSetup of the web project (test/jest.config.mjs): one chat stack for every
 // browser suite of a run (test/web), the mock provider, the chat backend on a database of its
-// own and the web server, started once instead of once per suite. The suites take it with
+// own, the web server and a Chromium, started once instead of once per suite. The suites take it with
 // `webStackForSuite` (web-stack.ts); web-stack.teardown.ts stops it. Jest loads this file
 // outside the suites' module mapping, so it imports packages only.
 
 /** Generous: the stack starts once for all the suites, on machines that may be busy. */
 const START_TIMEOUT_MS = 90_000;
+
+/** Debian's Chromium, as support/browser.ts's CHROMIUM (which this file cannot import). */
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Where the setup leaves the stack's addresses for the suites (Jest passes it on). */
 export const DESCRIPTION_VARIABLE = 'SWITCHYARD_WEB_STACK';
@@ -38,6 +43,8 @@ export interface WebStack {
   /** The chat's first administrator, the only user an emptied chat keeps. */
   admin: { username: string; password: string };
   databaseUrl: string;
+  /** Chromium's DevTools address: suites connect over CDP, each in contexts of its own. */
+  chromium: string;
 }
 
 export interface StartedWebStack {
@@ -50,7 +57,9 @@ export async function startWebStack(): Promise<StartedWebStack> {
   const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
   const apps: AppProcess[] = [];
   let database: TestDatabase | undefined;
+  let browser: Browser | undefined;
   const stop = async () => {
+    await browser?.close();
     await Promise.all(apps.reverse().map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, redisPrefix);
     await database?.drop();
@@ -83,12 +92,28 @@ export async function startWebStack(): Promise<StartedWebStack> {
       timeoutMs: START_TIMEOUT_MS,
     });
     apps.push(web);
+    const debuggingPort = await freePort();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        // The audio player loads its file without a sound device.
+        '--autoplay-policy=no-user-gesture-required',
+        `--remote-debugging-port=${debuggingPort}`,
+      ],
+    });
     const description: WebStack = {
       mock: { url: mock.url },
       chat: { url: chat.url },
       web: { url: web.url },
       admin,
       databaseUrl: database.url,
+      chromium: `http://127.0.0.1:${debuggingPort}`,
     };
     process.env[DESCRIPTION_VARIABLE] = JSON.stringify(description);
     return { stop };

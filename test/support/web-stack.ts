@@ -1,4 +1,5 @@
 import { query } from '@switchyard/testing';
+import { chromium, type Browser } from 'playwright-core';
 import { DESCRIPTION_VARIABLE, type WebStack } from './web-stack.setup.js';
 
 // The browser suites' side of the run's one chat stack (web-stack.setup.ts). Suites run one
@@ -35,4 +36,12 @@ export async function webStackForSuite(): Promise<WebStack> {
   const reset = await fetch(`${stack.mock.url}/_mock/reset`, { method: 'POST' });
   if (!reset.ok) throw new Error(`resetting the mock provider: ${reset.status}`);
   return stack;
+}
+
+/**
+ * The stack's Chromium. `close` closes only the contexts the suite made; the browser stays
+ * for the next suite.
+ */
+export function connectChromium(stack: WebStack): Promise<Browser> {
+  return chromium.connectOverCDP(stack.chromium);
 }

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { eventually } from '@switchyard/testing';
 import { type Browser, type Page } from 'playwright-core';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import {
-  accessibilityViolations,
-  launchChromium,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
-import { UPSTREAM_KEYS, webStackForSuite, type WebStack } from '../support/web-stack.js';
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // Images in the chat web app, in a real browser against the real web server, chat backend
 // and mock provider: attached with the file picker and pasted, sent to a model that reads
@@ -105,7 +105,8 @@ describe('images in the chat web app', () => {
   const composerError = () => page.locator('.composer [role="alert"]');
 
   beforeAll(async () => {
-    ({ mock, web, admin } = await webStackForSuite());
+    const stack = await webStackForSuite();
+    ({ mock, web, admin } = stack);
     await asAdmin('/api/admin/api-keys', {
       address: mock.url,
       key: UPSTREAM_KEY,
@@ -113,7 +114,7 @@ describe('images in the chat web app', () => {
     });
     await asAdmin('/api/admin/models', { name: 'eyes-model', open: true, vision: true });
     await asAdmin('/api/admin/models', { name: 'words-model', open: true });
-    browser = await launchChromium();
+    browser = await connectChromium(stack);
     page = await browser.newPage();
   });
 

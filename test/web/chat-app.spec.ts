@@ -3,14 +3,14 @@ import { readFileSync } from 'node:fs';
 import { eventually, freePort, startApp } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { type Browser, type Dialog, type Page } from 'playwright-core';
-import {
-  accessibilityViolations,
-  launchChromium,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
-import { UPSTREAM_KEYS, webStackForSuite, type WebStack } from '../support/web-stack.js';
+import {
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server, chat
 // backend and a mock provider: what an end user does and sees (docs/specification.md,
@@ -60,7 +60,8 @@ describe('chat web app in a browser', () => {
   }
 
   beforeAll(async () => {
-    ({ mock, chat, web, admin } = await webStackForSuite());
+    const stack = await webStackForSuite();
+    ({ mock, chat, web, admin } = stack);
     await asAdmin('POST', '/api/admin/api-keys', {
       platform: 'openai',
       address: mock.url,
@@ -98,7 +99,7 @@ describe('chat web app in a browser', () => {
       contextTokens: 200,
       open: true,
     });
-    browser = await launchChromium();
+    browser = await connectChromium(stack);
     page = await browser.newPage();
   });
 

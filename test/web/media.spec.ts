@@ -3,13 +3,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { eventually } from '@switchyard/testing';
 import { type Browser, type Page, type Request } from 'playwright-core';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import {
-  accessibilityViolations,
-  launchChromium,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
-import { UPSTREAM_KEYS, webStackForSuite, type WebStack } from '../support/web-stack.js';
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // Generated media and long conversations in a real browser (Debian's Chromium), against the
 // real web server, chat backend and mock provider, whose drawings and songs are real files
@@ -72,7 +72,8 @@ describe('generated media and long conversations in the chat web app', () => {
   }
 
   beforeAll(async () => {
-    ({ mock, chat, web, admin } = await webStackForSuite());
+    const stack = await webStackForSuite();
+    ({ mock, chat, web, admin } = stack);
     const adminToken = await login(admin);
     for (const purpose of ['chat', 'drawing', 'music']) {
       await as(adminToken, 'POST', '/api/admin/api-keys', {
@@ -97,7 +98,7 @@ describe('generated media and long conversations in the chat web app', () => {
     }
     await as(null, 'POST', '/api/auth/register', user);
     token = await login(user);
-    browser = await launchChromium();
+    browser = await connectChromium(stack);
     const context = await browser.newContext({ acceptDownloads: true });
     await context.addInitScript(
       `localStorage.setItem('switchyard.chat.token', ${JSON.stringify(token)})`,

@@ -12,10 +12,10 @@ import {
 import { chromium, type Browser } from 'playwright-core';
 
 // The Jest globalSetup of the web project (test/jest.config.mjs): one chat stack for every
-// browser suite of a run (test/web), the mock provider, the chat backend on a database of its
-// own, the web server and a Chromium, started once instead of once per suite. The suites take it with
-// `webStackForSuite` (web-stack.ts); web-stack.teardown.ts stops it. Jest loads this file
-// outside the suites' module mapping, so it imports packages only.
+// browser suite of a run (test/web), the mock provider, the chat backend on a database of
+// its own, the web server and a Chromium, started once instead of once per suite. The
+// suites take it with `webStackForSuite` (web-stack.ts); web-stack.teardown.ts stops it.
+// Jest loads this file outside the suites' module mapping, so it imports packages only.
 
 /** Generous: the stack starts once for all the suites, on machines that may be busy. */
 const START_TIMEOUT_MS = 90_000;

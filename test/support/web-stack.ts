@@ -22,7 +22,7 @@ export async function webStackForSuite(): Promise<WebStack> {
   const stack = JSON.parse(description) as WebStack;
   // Emptied, not shared: a model open to all is in every suite's picker (which preselects
   // the first chat model), the API keys of a purpose take turns, and model names are unique.
-  // The first administrator stays: the chat makes one only on a database with no users.
+  // The first administrator stays: the chat makes one only as it starts, and only if none.
   await query(
     stack.databaseUrl,
     `TRUNCATE "Conversation", "Message", "Attachment", "AttachmentBlob", "ChatUsageDay",

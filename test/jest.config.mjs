@@ -1,10 +1,27 @@
 import { baseConfig } from '../jest.config.base.mjs';
 
+// Jest takes reporters and the test timeout from the top level only, the rest per project.
+const { reporters, testTimeout: _topLevelOnly, ...perProject } = baseConfig;
+const project = { ...perProject, rootDir: import.meta.dirname };
+
 export default {
-  ...baseConfig,
-  testMatch: ['<rootDir>/**/*.spec.ts'],
+  reporters,
   testTimeout: 60_000,
   // One migrated database and one Redis namespace for the whole run.
   globalSetup: '@switchyard/testing/jest-global-setup',
   globalTeardown: '@switchyard/testing/jest-global-teardown',
+  projects: [
+    {
+      ...project,
+      testMatch: ['<rootDir>/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/web/'],
+    },
+    {
+      // The browser suites share one chat stack, started only when one of them runs.
+      ...project,
+      testMatch: ['<rootDir>/web/**/*.spec.ts'],
+      globalSetup: '<rootDir>/support/web-stack.setup.ts',
+      globalTeardown: '<rootDir>/support/web-stack.teardown.ts',
+    },
+  ],
 };

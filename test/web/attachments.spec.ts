@@ -1,29 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import { generateSecretKeySpec } from '@switchyard/security';
+import { eventually } from '@switchyard/testing';
+import { type Browser, type Page } from 'playwright-core';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import {
-  createTestDatabase,
-  eventually,
-  startApp,
-  type AppProcess,
-  type TestDatabase,
-} from '@switchyard/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import {
-  accessibilityViolations,
-  CHROMIUM,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // Images in the chat web app, in a real browser against the real web server, chat backend
 // and mock provider: attached with the file picker and pasted, sent to a model that reads
 // images, kept in the history, private to their owner, refused clearly when they cannot be
 // taken (docs/specification.md, "Images").
 
-const UPSTREAM_KEY = 'sk-web-images';
-/** Generous: the stack starts once for the whole suite, on machines that may be busy. */
-const START_TIMEOUT_MS = 90_000;
+const UPSTREAM_KEY = UPSTREAM_KEYS.images;
 const SCREENSHOTS = screenshotFolder('attachments');
 
 /** A real PNG of one colour, so the browser can draw it. */
@@ -53,13 +45,11 @@ function solidPng(width: number, height: number, rgb: [number, number, number]):
 const dataUrl = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
 
 describe('images in the chat web app', () => {
-  let mock: AppProcess;
-  let chat: AppProcess;
-  let database: TestDatabase;
-  let web: AppProcess;
+  let mock: WebStack['mock'];
+  let web: WebStack['web'];
+  let admin: WebStack['admin'];
   let browser: Browser;
   let page: Page;
-  const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
   const user = {
     username: `viewer${randomBytes(3).toString('hex')}`,
     password: 'a long enough password',
@@ -115,24 +105,8 @@ describe('images in the chat web app', () => {
   const composerError = () => page.locator('.composer [role="alert"]');
 
   beforeAll(async () => {
-    mock = await startApp('mock-upstream', {
-      env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    database = await createTestDatabase();
-    chat = await startApp('chat', {
-      env: {
-        // A database of its own: the chat service makes CHAT_ADMIN_USERNAME its first
-        // administrator only on a database that has none yet.
-        DATABASE_URL: database.url,
-        SECRET_KEYS: generateSecretKeySpec('images'),
-        CHAT_ADMIN_USERNAME: admin.username,
-        CHAT_ADMIN_PASSWORD: admin.password,
-      },
-      readyPath: '/readyz',
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    web = await startApp('web', { env: { CHAT_URL: chat.url }, timeoutMs: START_TIMEOUT_MS });
+    const stack = await webStackForSuite();
+    ({ mock, web, admin } = stack);
     await asAdmin('/api/admin/api-keys', {
       address: mock.url,
       key: UPSTREAM_KEY,
@@ -140,17 +114,12 @@ describe('images in the chat web app', () => {
     });
     await asAdmin('/api/admin/models', { name: 'eyes-model', open: true, vision: true });
     await asAdmin('/api/admin/models', { name: 'words-model', open: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await connectChromium(stack);
     page = await browser.newPage();
-  }, 4 * START_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
-    await database?.drop();
   });
 
   it('attaches one image with the picker and pastes another, and the model receives both', async () => {

@@ -1,24 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { generateSecretKeySpec } from '@switchyard/security';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import { eventually, freePort, startApp } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
-import { chromium, type Browser, type Dialog, type Page } from 'playwright-core';
-import {
-  accessibilityViolations,
-  CHROMIUM,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
+import { type Browser, type Dialog, type Page } from 'playwright-core';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
+import {
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // The chat web app in a real browser (Debian's Chromium), against the real web server, chat
 // backend and a mock provider: what an end user does and sees (docs/specification.md,
 // "Model access" and "Errors").
 
-const UPSTREAM_KEY = 'sk-web-e2e';
-/** Generous: the stack starts once for the whole suite, on machines that may be busy. */
-const START_TIMEOUT_MS = 90_000;
+const UPSTREAM_KEY = UPSTREAM_KEYS.chatApp;
 const SCREENSHOTS = screenshotFolder('web');
 
 /** Scripts the mock's next answer, so a reply's exact Markdown can be tried. */
@@ -32,13 +30,13 @@ async function nextReply(mockUrl: string, reply: string): Promise<void> {
 }
 
 describe('chat web app in a browser', () => {
-  let mock: AppProcess;
-  let chat: AppProcess;
-  let web: AppProcess;
+  let mock: WebStack['mock'];
+  let chat: WebStack['chat'];
+  let web: WebStack['web'];
+  let admin: WebStack['admin'];
   let mcp: TestMcpServer;
   let browser: Browser;
   let page: Page;
-  const admin = { username: 'chatadmin', password: `pw-${randomBytes(6).toString('hex')}` };
   const user = {
     username: `user${randomBytes(3).toString('hex')}`,
     password: 'a long enough password',
@@ -62,20 +60,8 @@ describe('chat web app in a browser', () => {
   }
 
   beforeAll(async () => {
-    mock = await startApp('mock-upstream', {
-      env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    chat = await startApp('chat', {
-      env: {
-        SECRET_KEYS: generateSecretKeySpec('web'),
-        CHAT_ADMIN_USERNAME: admin.username,
-        CHAT_ADMIN_PASSWORD: admin.password,
-      },
-      readyPath: '/readyz',
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    web = await startApp('web', { env: { CHAT_URL: chat.url }, timeoutMs: START_TIMEOUT_MS });
+    const stack = await webStackForSuite();
+    ({ mock, chat, web, admin } = stack);
     await asAdmin('POST', '/api/admin/api-keys', {
       platform: 'openai',
       address: mock.url,
@@ -113,23 +99,12 @@ describe('chat web app in a browser', () => {
       contextTokens: 200,
       open: true,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await connectChromium(stack);
     page = await browser.newPage();
-  }, 4 * START_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
     await mcp?.close();
   });
 
@@ -712,9 +687,17 @@ describe('chat web app in a browser', () => {
   });
 
   it('answers 502 with a readable page when the chat backend is down', async () => {
-    await chat.stop();
-    const response = await page.goto(`${web.url}/api/models`);
-    expect(response?.status()).toBe(502);
-    expect(await page.content()).toMatch(/API container is running/i);
+    // A web server of its own, whose chat backend is not running: the shared one stays up
+    // for the other suites.
+    const orphan = await startApp('web', {
+      env: { CHAT_URL: `http://127.0.0.1:${await freePort()}` },
+    });
+    try {
+      const response = await page.goto(`${orphan.url}/api/models`);
+      expect(response?.status()).toBe(502);
+      expect(await page.content()).toMatch(/API container is running/i);
+    } finally {
+      await orphan.stop();
+    }
   });
 });

@@ -1,42 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateSecretKeySpec } from '@switchyard/security';
+import { eventually } from '@switchyard/testing';
+import { type Browser, type Page, type Request } from 'playwright-core';
+import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
 import {
-  createTestDatabase,
-  eventually,
-  startApp,
-  type AppProcess,
-  type TestDatabase,
-} from '@switchyard/testing';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
-import {
-  accessibilityViolations,
-  CHROMIUM,
-  screenshot,
-  screenshotFolder,
-} from '../support/browser.js';
+  connectChromium,
+  UPSTREAM_KEYS,
+  webStackForSuite,
+  type WebStack,
+} from '../support/web-stack.js';
 
 // Generated media and long conversations in a real browser (Debian's Chromium), against the
 // real web server, chat backend and mock provider, whose drawings and songs are real files
 // it serves itself (docs/architecture.md, "The chat web app").
 
-const UPSTREAM_KEY = 'sk-web-media';
-/** Generous: the stack starts once for the whole suite, on machines that may be busy. */
-const START_TIMEOUT_MS = 90_000;
+const UPSTREAM_KEY = UPSTREAM_KEYS.media;
 const SCREENSHOTS = screenshotFolder('web-media');
 /** 61 questions and their answers: more than two pages of 50. */
 const QUESTIONS = 61;
 
 describe('generated media and long conversations in the chat web app', () => {
-  let mock: AppProcess;
-  let chat: AppProcess;
-  let database: TestDatabase;
-  let web: AppProcess;
+  let mock: WebStack['mock'];
+  let chat: WebStack['chat'];
+  let web: WebStack['web'];
+  let admin: WebStack['admin'];
   let browser: Browser;
   let page: Page;
   let token: string;
-  const admin = { username: 'mediaadmin', password: `pw-${randomBytes(6).toString('hex')}` };
   const user = {
     username: `media${randomBytes(3).toString('hex')}`,
     password: 'a long enough password',
@@ -81,27 +72,8 @@ describe('generated media and long conversations in the chat web app', () => {
   }
 
   beforeAll(async () => {
-    mock = await startApp('mock-upstream', {
-      env: { MOCK_ACCOUNTS: UPSTREAM_KEY },
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    database = await createTestDatabase();
-    chat = await startApp('chat', {
-      env: {
-        // A database of its own: the chat service makes CHAT_ADMIN_USERNAME its first
-        // administrator only on a database that has none yet.
-        DATABASE_URL: database.url,
-        SECRET_KEYS: generateSecretKeySpec('web-media'),
-        CHAT_ADMIN_USERNAME: admin.username,
-        CHAT_ADMIN_PASSWORD: admin.password,
-      },
-      readyPath: '/readyz',
-      timeoutMs: START_TIMEOUT_MS,
-    });
-    web = await startApp('web', {
-      env: { CHAT_URL: chat.url, WEB_MEDIA_SOURCES: `https:,${mock.url}` },
-      timeoutMs: START_TIMEOUT_MS,
-    });
+    const stack = await webStackForSuite();
+    ({ mock, chat, web, admin } = stack);
     const adminToken = await login(admin);
     for (const purpose of ['chat', 'drawing', 'music']) {
       await as(adminToken, 'POST', '/api/admin/api-keys', {
@@ -126,30 +98,16 @@ describe('generated media and long conversations in the chat web app', () => {
     }
     await as(null, 'POST', '/api/auth/register', user);
     token = await login(user);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // The audio player loads its file without a sound device.
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    });
+    browser = await connectChromium(stack);
     const context = await browser.newContext({ acceptDownloads: true });
     await context.addInitScript(
       `localStorage.setItem('switchyard.chat.token', ${JSON.stringify(token)})`,
     );
     page = await context.newPage();
-  }, 4 * START_TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([web, chat, mock].filter(Boolean).map((app) => app.stop()));
-    await database?.drop();
   });
 
   it('shows a drawn image that loads, named by its prompt, opened full size and downloaded', async () => {

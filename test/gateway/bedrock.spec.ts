@@ -1,7 +1,12 @@
 import { eventually, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
-import { providerChannel, usageRow, useProviderGateway } from '../support/provider-gateway.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import {
+  freshKeyPair,
+  providerChannel,
+  usageRow,
+  useProviderGateway,
+} from '../support/provider-gateway.js';
+import { freshAccount, uniqueName } from '../support/stack.js';
 
 // The openai SDK as the client, a bedrock channel behind the gateway: the edge converts to
 // Converse, signs with the channel's key pair (which the mock verifies with the account's
@@ -9,20 +14,6 @@ import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 // (docs/providers.md).
 
 const UPSTREAM_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
-
-/** A fresh AWS key pair, registered as an account of the mock. */
-async function freshKeyPair(stack: Stack): Promise<string> {
-  const id = uniqueName('AKIA')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .toUpperCase()
-    .slice(0, 20)
-    .padEnd(20, '0');
-  const key = `${id}:${uniqueName('secret')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(40, 'x')}`;
-  await stack.mockAccount(key);
-  return key;
-}
 
 describe('gateway: bedrock channels', () => {
   const gateway = useProviderGateway();

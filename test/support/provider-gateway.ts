@@ -64,6 +64,20 @@ export async function pricedModel(stack: Stack, prefix: string): Promise<string>
   return model;
 }
 
+/** A fresh AWS key pair (`ACCESS_KEY_ID:secret`), registered as an account of the mock. */
+export async function freshKeyPair(stack: Stack): Promise<string> {
+  const id = uniqueName('AKIA')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase()
+    .slice(0, 20)
+    .padEnd(20, '0');
+  const key = `${id}:${uniqueName('secret')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .padEnd(40, 'x')}`;
+  await stack.mockAccount(key);
+  return key;
+}
+
 export interface ProviderChannel {
   /** The priced model the client asks for. */
   model: string;

@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { startApp, type AppProcess } from '@switchyard/testing';
 import fc from 'fast-check';
+import { freshKeyPair } from '../support/provider-gateway.js';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Thousands of generated malformed requests against every public route of the edge (and
 // the admin API behind it) and of the web front (and the chat API behind it): none may be
-// a 5xx, none may take longer than the bound, and every service is healthy afterwards
-// (docs/architecture.md, "Bad input"). FUZZ_RUNS and FUZZ_SEED replay a run.
+// a 5xx, none may take longer than the bound, every refusal on /v1 has the API's error
+// shape, and every service is healthy afterwards (docs/architecture.md, "Bad input").
+// Besides hostile bodies of any shape, a share of the requests are Anthropic Messages and
+// OpenAI Responses requests for models the token may use, valid but for a few generated
+// values: they get past the edge's checks into the conversion for each provider's channel
+// (docs/providers.md). FUZZ_RUNS and FUZZ_SEED replay a run.
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -22,6 +27,9 @@ const EDGE_ROUTES: [Method, string][] = [
   ['POST', '/v1/chat/completions'],
   ['POST', '/v1/embeddings'],
   ['POST', '/v1/images/generations'],
+  ['POST', '/v1/responses'],
+  ['POST', '/v1/messages'],
+  ['POST', '/v1/messages/count_tokens'],
   ['GET', '/v1/models'],
   ['POST', '/api/auth/login'],
   ['GET', '/api/auth/me'],
@@ -279,11 +287,283 @@ const request: fc.Arbitrary<FuzzRequest> = fc
     };
   });
 
+/** The providers of the channels the API requests are routed to. */
+const PROVIDERS = ['openai', 'anthropic', 'gemini', 'bedrock'] as const;
+type Provider = (typeof PROVIDERS)[number];
+
+/** A value of the wrong type where code that trusts the shape would dereference it. */
+const wrongValue = fc.oneof(
+  fc.constantFrom(null, true, 0, '', [], {}, [null], { type: null }),
+  nastyValue,
+);
+
+/** A value as the API wants it, mostly; now and then a wrong one in its place. */
+function mostly(valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight: 9, arbitrary: valid }, { weight: 1, arbitrary: wrongValue });
+}
+
+/** An object with the `required` fields and some of the `optional` ones, each mostly valid. */
+function fields(
+  required: Record<string, fc.Arbitrary<unknown>>,
+  optional: Record<string, fc.Arbitrary<unknown>> = {},
+): fc.Arbitrary<Record<string, unknown>> {
+  const mostlyValid = (shape: Record<string, fc.Arbitrary<unknown>>) =>
+    Object.fromEntries(Object.entries(shape).map(([name, valid]) => [name, mostly(valid)]));
+  return fc
+    .tuple(fc.record(mostlyValid(required)), fc.record(mostlyValid(optional), { requiredKeys: [] }))
+    .map(([present, some]) => ({ ...present, ...some }));
+}
+
+/** One to `maxLength` items, each mostly valid. */
+function items(item: fc.Arbitrary<unknown>, maxLength: number): fc.Arbitrary<unknown[]> {
+  return fc.array(mostly(item), { minLength: 1, maxLength });
+}
+
+const words = fc.oneof(fc.string({ maxLength: 40 }), nastyText);
+const toolName = fc.constantFrom('get_weather', 'lookup', '', 'a b');
+const callId = fc.constantFrom('call_1', 'toolu_1', 'tooluse_1', 'unknown');
+const schema = fc.oneof(
+  fc.constant({ type: 'object', properties: { city: { type: 'string' } } }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+const imageData = fc.constantFrom(
+  'iVBORw0KGgo=',
+  'R0lGODlhAQABAAAAACw=',
+  '!!! not base64',
+  '',
+  'data:image/png;base64,iVBORw0KGgo=',
+);
+const imageUrl = fc.constantFrom(
+  'https://example.com/cat.png',
+  'data:image/png;base64,iVBORw0KGgo=',
+  'data:image/png;base64,',
+  'data:;base64,AAAA',
+  'data:text/html,<b>x</b>',
+  'not a url',
+  '',
+);
+
+const anthropicText = fields(
+  { type: fc.constant('text'), text: words },
+  { cache_control: fc.jsonValue() },
+);
+const anthropicImage = fields({
+  type: fc.constant('image'),
+  source: fc.oneof(
+    fields({
+      type: fc.constant('base64'),
+      media_type: fc.constantFrom('image/png', 'image/jpeg', 'image/webp', 'text/plain', ''),
+      data: imageData,
+    }),
+    fields({ type: fc.constant('url'), url: imageUrl }),
+    fields({ type: fc.constantFrom('file', 'text') }, { file_id: words, data: words }),
+  ),
+});
+const anthropicBlock = fc.oneof(
+  { weight: 3, arbitrary: anthropicText },
+  anthropicImage,
+  fields(
+    { type: fc.constant('tool_use'), id: callId, name: toolName },
+    { input: fc.jsonValue({ maxDepth: 3 }) },
+  ),
+  fields(
+    { type: fc.constant('tool_result'), tool_use_id: callId },
+    {
+      content: fc.oneof(words, items(fc.oneof(anthropicText, anthropicImage), 3)),
+      is_error: fc.boolean(),
+    },
+  ),
+  fields(
+    {
+      type: fc.constantFrom(
+        'thinking',
+        'redacted_thinking',
+        'document',
+        'server_tool_use',
+        'web_search_tool_result',
+      ),
+    },
+    { thinking: words, signature: words, data: words, source: fc.jsonValue({ maxDepth: 2 }) },
+  ),
+);
+const anthropicContent = fc.oneof(words, items(anthropicBlock, 4));
+
+/** Anthropic's Messages request (and a token count's): https://docs.anthropic.com/en/api/messages. */
+const messagesBody = fields(
+  {
+    max_tokens: fc.integer({ min: 1, max: 4_096 }),
+    messages: items(
+      fields({ role: fc.constantFrom('user', 'assistant'), content: anthropicContent }),
+      4,
+    ),
+  },
+  {
+    system: fc.oneof(words, items(anthropicText, 2)),
+    tools: items(
+      fc.oneof(
+        fields(
+          { name: toolName },
+          { description: words, input_schema: schema, type: fc.constant('custom') },
+        ),
+        fields({ type: fc.constantFrom('web_search_20250305', 'bash_20250124'), name: toolName }),
+      ),
+      3,
+    ),
+    tool_choice: fields(
+      { type: fc.constantFrom('auto', 'any', 'none', 'tool', 'function') },
+      { name: toolName, disable_parallel_tool_use: fc.boolean() },
+    ),
+    stop_sequences: items(words, 3),
+    temperature: fc.double({ min: 0, max: 1, noNaN: true }),
+    top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+    top_k: fc.integer({ min: 1, max: 100 }),
+    metadata: fields({}, { user_id: words }),
+    thinking: fields({ type: fc.constant('enabled'), budget_tokens: fc.integer() }),
+    stream: fc.boolean(),
+  },
+);
+
+const responsesPart = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fields({ type: fc.constantFrom('input_text', 'output_text'), text: words }),
+  },
+  fields({ type: fc.constant('refusal') }, { refusal: words }),
+  fields(
+    { type: fc.constant('input_image') },
+    { image_url: imageUrl, file_id: words, detail: fc.constantFrom('auto', 'low', 'high', 'x') },
+  ),
+  fields({ type: fc.constantFrom('input_file', 'input_audio') }, { file_id: words }),
+);
+const responsesItem = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fields(
+      { role: fc.constantFrom('user', 'assistant', 'system', 'developer', 'tool') },
+      { type: fc.constant('message'), content: fc.oneof(words, items(responsesPart, 3)) },
+    ),
+  },
+  fields(
+    { type: fc.constant('function_call'), call_id: callId, name: toolName },
+    { arguments: fc.oneof(fc.constant('{"city":"Oslo"}'), fc.constant('{broken'), words) },
+  ),
+  fields(
+    { type: fc.constant('function_call_output'), call_id: callId },
+    { output: fc.oneof(words, items(responsesPart, 2)) },
+  ),
+  fields(
+    { type: fc.constantFrom('reasoning', 'item_reference', 'web_search_call') },
+    { id: words },
+  ),
+);
+
+/** OpenAI's Responses request: https://platform.openai.com/docs/api-reference/responses. */
+const responsesBody = fields(
+  { input: fc.oneof(words, items(responsesItem, 5)) },
+  {
+    instructions: words,
+    tools: items(
+      fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fields(
+            { type: fc.constant('function'), name: toolName },
+            { description: words, parameters: schema, strict: fc.boolean() },
+          ),
+        },
+        fields({ type: fc.constantFrom('web_search', 'file_search', 'mcp') }),
+      ),
+      3,
+    ),
+    tool_choice: fc.oneof(
+      fc.constantFrom('auto', 'none', 'required'),
+      fields({ type: fc.constantFrom('function', 'web_search') }, { name: toolName }),
+    ),
+    text: fields(
+      {
+        format: fc.oneof(
+          fields({ type: fc.constantFrom('text', 'json_object', 'xml') }),
+          fields(
+            { type: fc.constant('json_schema') },
+            { name: words, schema, strict: fc.boolean(), description: words },
+          ),
+        ),
+      },
+      { verbosity: fc.constantFrom('low', 'high') },
+    ),
+    reasoning: fields({}, { effort: fc.constantFrom('minimal', 'low', 'high') }),
+    max_output_tokens: fc.integer({ min: 1, max: 4_096 }),
+    temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+    top_p: fc.double({ min: 0, max: 1, noNaN: true }),
+    parallel_tool_calls: fc.boolean(),
+    store: fc.boolean(),
+    background: fc.boolean(),
+    previous_response_id: words,
+    truncation: fc.constantFrom('auto', 'disabled'),
+    user: words,
+    safety_identifier: words,
+    stream: fc.boolean(),
+  },
+);
+
+/**
+ * A Messages, token count or Responses request for a model a channel of one provider
+ * serves, as the token's holder would send it.
+ */
+const apiRequest: fc.Arbitrary<{
+  path: string;
+  provider: Provider;
+  body: Record<string, unknown>;
+}> = fc.oneof(
+  fc.record({
+    path: fc.constantFrom('/v1/messages', '/v1/messages/count_tokens'),
+    provider: fc.constantFrom(...PROVIDERS),
+    body: messagesBody,
+  }),
+  fc.record({
+    path: fc.constant('/v1/responses'),
+    provider: fc.constantFrom(...PROVIDERS),
+    body: responsesBody,
+  }),
+);
+
+/** The API requests with the models that the stack's channels serve, now and then another. */
+function apiRequestFor(models: Record<Provider, string>): fc.Arbitrary<FuzzRequest> {
+  return fc
+    .tuple(apiRequest, mostly(fc.constant(null)))
+    .map(([{ path, provider, body }, model]) => ({
+      target: 'edge' as const,
+      method: 'POST' as const,
+      path,
+      query: [],
+      body: JSON.stringify({ ...body, model: model === null ? models[provider] : model }),
+      contentType: 'application/json',
+      authenticated: true,
+    }));
+}
+
 interface Outcome {
   request: FuzzRequest;
   status: number;
   ms: number;
   excerpt: string;
+  /** A refusal on /v1 whose body is not in the API's error shape. */
+  misshapen: boolean;
+}
+
+/**
+ * Whether a /v1 refusal has the shape the API's SDKs read (docs/specification.md, "Errors"):
+ * Anthropic's on /v1/messages (docs/providers.md), OpenAI's elsewhere.
+ */
+function hasErrorShape(path: string, text: string): boolean {
+  let body: { type?: unknown; error?: { type?: unknown; message?: unknown } } | null;
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return false;
+  }
+  const described = typeof body?.error?.type === 'string' && typeof body.error.message === 'string';
+  return path.startsWith('/v1/messages') ? body?.type === 'error' && described : described;
 }
 
 describe('fuzz: malformed requests on every public port', () => {
@@ -293,6 +573,7 @@ describe('fuzz: malformed requests on every public port', () => {
   let chat: AppProcess;
   let web: AppProcess;
   let gatewayToken = '';
+  const models = {} as Record<Provider, string>;
   let adminSession = '';
   let chatSession = '';
 
@@ -309,8 +590,15 @@ describe('fuzz: malformed requests on every public port', () => {
     });
     web = await startApp('web', { env: { CHAT_URL: chat.url } });
 
-    const model = uniqueName('m');
-    await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
+    for (const provider of PROVIDERS) {
+      models[provider] = uniqueName(provider);
+      await stack.createChannel({
+        models: [models[provider]],
+        keys: [provider === 'bedrock' ? await freshKeyPair(stack) : await freshAccount(stack)],
+        provider,
+        providerSettings: provider === 'bedrock' ? { region: 'eu-central-1' } : {},
+      });
+    }
     gatewayToken = (await stack.createToken()).key;
     const login = async (url: string, body: object) => {
       const response = await fetch(url, {
@@ -344,7 +632,10 @@ describe('fuzz: malformed requests on every public port', () => {
     const search = fuzz.query.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&');
     const headers: Record<string, string> = {};
     if (fuzz.contentType && fuzz.body !== undefined) headers['content-type'] = fuzz.contentType;
-    if (fuzz.authenticated) {
+    if (fuzz.authenticated && fuzz.target === 'edge' && fuzz.path.startsWith('/v1/messages')) {
+      // As Anthropic's SDKs send it.
+      headers['x-api-key'] = gatewayToken;
+    } else if (fuzz.authenticated) {
       const session =
         fuzz.target === 'web'
           ? chatSession
@@ -366,11 +657,19 @@ describe('fuzz: malformed requests on every public port', () => {
       status: response.status,
       ms: performance.now() - started,
       excerpt: text.slice(0, 200),
+      misshapen:
+        fuzz.target === 'edge' &&
+        fuzz.path.startsWith('/v1') &&
+        response.status >= 400 &&
+        !hasErrorShape(fuzz.path, text),
     };
   }
 
-  it(`answers ${RUNS} malformed requests without a 5xx or a stall (seed ${SEED})`, async () => {
-    const requests = fc.sample(request, { numRuns: RUNS, seed: SEED });
+  it(`answers ${RUNS} malformed requests without a 5xx, a stall or an error out of shape (seed ${SEED})`, async () => {
+    const requests = fc.sample(
+      fc.oneof({ weight: 4, arbitrary: request }, { weight: 1, arbitrary: apiRequestFor(models) }),
+      { numRuns: RUNS, seed: SEED },
+    );
     const outcomes: Outcome[] = [];
     let next = 0;
     await Promise.all(
@@ -387,11 +686,20 @@ describe('fuzz: malformed requests on every public port', () => {
     expect(outcomes).toHaveLength(RUNS);
     expect(outcomes.filter((o) => o.status >= 500).map(describe)).toEqual([]);
     expect(outcomes.filter((o) => o.ms > MAX_MS).map(describe)).toEqual([]);
+    expect(outcomes.filter((o) => o.misshapen).map(describe)).toEqual([]);
     const sorted = outcomes.map((o) => o.ms).sort((a, b) => a - b);
     process.stdout.write(
       `fuzz: ${RUNS} requests, seed ${SEED}, p50 ${Math.round(sorted[Math.floor(RUNS / 2)]!)} ms, ` +
         `p99 ${Math.round(sorted[Math.floor(RUNS * 0.99)]!)} ms, max ${Math.round(sorted.at(-1)!)} ms\n`,
     );
+    // How far the requests got on the routes in front of the conversions: answered, or refused.
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens', '/v1/responses']) {
+      const statuses = new Map<number, number>();
+      for (const { request, status } of outcomes)
+        if (request.path === path) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      const counts = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`);
+      process.stdout.write(`fuzz: ${path}: ${counts.join(', ')}\n`);
+    }
 
     // Every service still answers, and still does its job.
     for (const app of [stack.edge, stack.admin!, chat, web, ...stack.routers]) {

@@ -1,89 +1,36 @@
 import { eventually, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import {
+  freshKeyPair,
+  providerChannel,
+  usageRow,
+  useProviderGateway,
+} from '../support/provider-gateway.js';
+import { freshAccount, uniqueName } from '../support/stack.js';
 
 // The openai SDK as the client, a bedrock channel behind the gateway: the edge converts to
 // Converse, signs with the channel's key pair (which the mock verifies with the account's
 // secret), decodes ConverseStream's binary frames and meters what Bedrock reported
 // (docs/providers.md).
 
-interface UsageRow {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  cost: string;
-  status: number;
-  stream: boolean;
-  channelId: number;
-}
-
 const UPSTREAM_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
 
-/** A fresh AWS key pair, registered as an account of the mock. */
-async function freshKeyPair(stack: Stack): Promise<string> {
-  const id = uniqueName('AKIA')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .toUpperCase()
-    .slice(0, 20)
-    .padEnd(20, '0');
-  const key = `${id}:${uniqueName('secret')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .padEnd(40, 'x')}`;
-  await stack.mockAccount(key);
-  return key;
-}
-
 describe('gateway: bedrock channels', () => {
-  const stack = new Stack({ metering: true });
-  let token: { id: number; key: string };
-  let client: OpenAI;
+  const gateway = useProviderGateway();
+  const { stack } = gateway;
   let model: string;
   let account: string;
   let channelId: number;
 
   beforeAll(async () => {
-    await stack.start();
-    token = await stack.createToken();
-    client = stack.client(token.key);
-    model = uniqueName('bedrock');
-    // Per million tokens: 1 USD in, 0.10 USD cached in, 2 USD out.
-    await query(
-      stack.databaseUrl,
-      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "cachedInputPrice", "updatedAt")
-       VALUES ($1, 1000000, 2000000, 100000, now())`,
-      [model],
-    );
-    await stack.publish('price.changed', { model });
-    account = await freshKeyPair(stack);
-    channelId = (
-      await stack.createChannel({
-        models: [model],
-        keys: [account],
-        provider: 'bedrock',
-        providerSettings: { region: 'eu-central-1' },
-        modelMapping: { [model]: UPSTREAM_MODEL },
-      })
-    ).id;
-    await stack.routable(token.key, model);
+    ({ model, account, channelId } = await providerChannel(gateway, {
+      prefix: 'bedrock',
+      provider: 'bedrock',
+      upstreamModel: UPSTREAM_MODEL,
+      providerSettings: { region: 'eu-central-1' },
+      account: await freshKeyPair(stack),
+    }));
   });
-
-  afterAll(() => stack.stop());
-
-  async function usageRow(requestId: string): Promise<UsageRow> {
-    return eventually(
-      async () =>
-        (
-          await query<UsageRow>(
-            stack.databaseUrl,
-            `SELECT "promptTokens", "completionTokens", "cachedTokens", cost::text, status, stream, "channelId"
-             FROM "UsageLog" WHERE "requestId" = $1`,
-            [requestId],
-          )
-        )[0],
-      5_000,
-      `usage row ${requestId}`,
-    );
-  }
 
   const weather: OpenAI.ChatCompletionTool = {
     type: 'function',
@@ -95,7 +42,7 @@ describe('gateway: bedrock channels', () => {
   };
 
   it('answers a chat completion from Converse, signed for the region, with usage and its usage row', async () => {
-    const { data, response } = await client.chat.completions
+    const { data, response } = await gateway.openai.chat.completions
       .create({
         model,
         messages: [
@@ -129,7 +76,7 @@ describe('gateway: bedrock channels', () => {
       system: [{ text: 'Answer like a mock would.' }],
       inferenceConfig: { maxTokens: 100, temperature: 0.5, stopSequences: ['END'] },
     });
-    expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+    expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
       promptTokens: 11,
       completionTokens: 5,
       cachedTokens: 7,
@@ -142,7 +89,7 @@ describe('gateway: bedrock channels', () => {
   });
 
   it('streams OpenAI chunks from ConverseStream frames, ending with the include_usage chunk and [DONE]', async () => {
-    const { data: stream, response } = await client.chat.completions
+    const { data: stream, response } = await gateway.openai.chat.completions
       .create({
         model,
         stream: true,
@@ -164,7 +111,7 @@ describe('gateway: bedrock channels', () => {
     expect((await stack.mockRequests(account)).at(-1)!.path).toBe(
       '/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream',
     );
-    expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+    expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
       promptTokens: 6,
       completionTokens: 7,
       stream: true,
@@ -174,7 +121,7 @@ describe('gateway: bedrock channels', () => {
 
   it('round-trips a tool call: toolUse out (streamed too), toolResult back in', async () => {
     const question = { role: 'user' as const, content: 'weather in Paris?' };
-    const first = await client.chat.completions.create({
+    const first = await gateway.openai.chat.completions.create({
       model,
       messages: [question],
       tools: [weather],
@@ -199,7 +146,7 @@ describe('gateway: bedrock channels', () => {
       toolChoice: { any: {} },
     });
 
-    const second = await client.chat.completions.create({
+    const second = await gateway.openai.chat.completions.create({
       model,
       tools: [weather],
       messages: [
@@ -228,7 +175,7 @@ describe('gateway: bedrock channels', () => {
       },
     ]);
 
-    const stream = client.chat.completions.stream({
+    const stream = gateway.openai.chat.completions.stream({
       model,
       messages: [{ role: 'user', content: 'weather?' }],
       tools: [weather],
@@ -242,7 +189,7 @@ describe('gateway: bedrock channels', () => {
   });
 
   it('sends data-URL images as bytes and refuses image URLs and embeddings with 400s', async () => {
-    const answer = await client.chat.completions.create({
+    const answer = await gateway.openai.chat.completions.create({
       model,
       messages: [
         {
@@ -260,7 +207,7 @@ describe('gateway: bedrock channels', () => {
       image: { format: 'png', source: { bytes: 'iVBORw0KGgo=' } },
     });
     await expect(
-      client.chat.completions.create({
+      gateway.openai.chat.completions.create({
         model,
         messages: [
           {
@@ -270,7 +217,7 @@ describe('gateway: bedrock channels', () => {
         ],
       }),
     ).rejects.toMatchObject({ status: 400, param: 'messages[0].content[0]' });
-    await expect(client.embeddings.create({ model, input: 'x' })).rejects.toMatchObject({
+    await expect(gateway.openai.embeddings.create({ model, input: 'x' })).rejects.toMatchObject({
       status: 400,
       error: { message: expect.stringContaining('does not offer this endpoint') },
     });
@@ -279,7 +226,7 @@ describe('gateway: bedrock channels', () => {
   it("renders Bedrock's errors in OpenAI's shape", async () => {
     await stack.mockFault({ key: account, status: 400, times: 1 });
     await expect(
-      client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }),
+      gateway.openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }),
     ).rejects.toMatchObject({
       status: 400,
       type: 'invalid_request_error',
@@ -312,13 +259,15 @@ describe('gateway: bedrock channels', () => {
       models: [shared],
       keys: [await freshAccount(stack)],
     });
-    await stack.routable(token.key, shared);
+    await stack.routable(gateway.token.key, shared);
     await stack.mockFault({ key: flaky, status: 503, times: 1 });
-    const { data, response } = await client.chat.completions
+    const { data, response } = await gateway.openai.chat.completions
       .create({ model: shared, messages: [{ role: 'user', content: 'anyone there?' }] })
       .withResponse();
     expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
-    expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+    expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+      fallback.id,
+    );
     expect((await stack.mockStats(flaky)).failed).toBe(1);
     await eventually(
       async () =>

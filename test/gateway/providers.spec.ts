@@ -1,66 +1,24 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { eventually, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import {
+  anthropicClient,
+  lastSent,
+  providerChannel,
+  usageRow,
+  useProviderGateway,
+} from '../support/provider-gateway.js';
+import { freshAccount, uniqueName } from '../support/stack.js';
 
 // The openai SDK as the client, channels of other providers behind the gateway: the edge
 // converts the request, the answer, the stream and the errors (docs/providers.md), and
 // meters what the provider reported. Then the other way round: the anthropic SDK on
 // /v1/messages, in front of an openai channel and an anthropic one.
 
-interface UsageRow {
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  tokensCounted: boolean;
-  cost: string;
-  status: number;
-  stream: boolean;
-  channelId: number;
-}
-
 describe('gateway: provider channels', () => {
   // One stack for every provider: each block adds its own channel, model and price.
-  const stack = new Stack({ metering: true });
-  let token: { id: number; key: string };
-  let client: OpenAI;
-
-  beforeAll(async () => {
-    await stack.start();
-    token = await stack.createToken();
-    client = stack.client(token.key);
-  });
-
-  afterAll(() => stack.stop());
-
-  /** A model of its own, priced per million tokens: 1 USD in, 0.10 USD cached in, 2 USD out. */
-  async function pricedModel(prefix: string): Promise<string> {
-    const model = uniqueName(prefix);
-    await query(
-      stack.databaseUrl,
-      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "cachedInputPrice", "updatedAt")
-       VALUES ($1, 1000000, 2000000, 100000, now())`,
-      [model],
-    );
-    await stack.publish('price.changed', { model });
-    return model;
-  }
-
-  async function usageRow(requestId: string): Promise<UsageRow> {
-    return eventually(
-      async () =>
-        (
-          await query<UsageRow>(
-            stack.databaseUrl,
-            `SELECT "promptTokens", "completionTokens", "cachedTokens", "tokensCounted", cost::text, status, stream, "channelId"
-             FROM "UsageLog" WHERE "requestId" = $1`,
-            [requestId],
-          )
-        )[0],
-      5_000,
-      `usage row ${requestId}`,
-    );
-  }
+  const gateway = useProviderGateway();
+  const { stack } = gateway;
 
   async function collect(
     stream: AsyncIterable<OpenAI.ChatCompletionChunk>,
@@ -85,21 +43,15 @@ describe('gateway: provider channels', () => {
     let channelId: number;
 
     beforeAll(async () => {
-      model = await pricedModel('claude');
-      account = await freshAccount(stack);
-      channelId = (
-        await stack.createChannel({
-          models: [model],
-          keys: [account],
-          provider: 'anthropic',
-          modelMapping: { [model]: 'claude-sonnet-4-5-20250929' },
-        })
-      ).id;
-      await stack.routable(token.key, model);
+      ({ model, account, channelId } = await providerChannel(gateway, {
+        prefix: 'claude',
+        provider: 'anthropic',
+        upstreamModel: 'claude-sonnet-4-5-20250929',
+      }));
     });
 
     it('answers a chat completion from the Messages API, with usage and its usage row', async () => {
-      const { data, response } = await client.chat.completions
+      const { data, response } = await gateway.openai.chat.completions
         .create({
           model,
           messages: [
@@ -136,7 +88,7 @@ describe('gateway: provider channels', () => {
         temperature: 0.5,
         stop_sequences: ['END'],
       });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 10,
         completionTokens: 5,
         cachedTokens: 7,
@@ -149,7 +101,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('streams OpenAI chunks ending with the include_usage chunk and [DONE]', async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({
           model,
           stream: true,
@@ -168,7 +120,7 @@ describe('gateway: provider channels', () => {
         choices: [],
         usage: { prompt_tokens: 6, completion_tokens: 7, total_tokens: 13 },
       });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 6,
         completionTokens: 7,
         stream: true,
@@ -176,13 +128,13 @@ describe('gateway: provider channels', () => {
     });
 
     it('meters a stream from the provider usage even without include_usage', async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({ model, stream: true, messages: [{ role: 'user', content: 'no usage chunk' }] })
         .withResponse();
       const chunks: OpenAI.ChatCompletionChunk[] = [];
       for await (const chunk of stream) chunks.push(chunk);
       expect(chunks.some((c) => c.usage)).toBe(false);
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 4,
         completionTokens: 5,
       });
@@ -190,7 +142,7 @@ describe('gateway: provider channels', () => {
 
     it('round-trips a tool call: tool_calls out, the tool result back in', async () => {
       const question = { role: 'user' as const, content: 'weather in Paris?' };
-      const first = await client.chat.completions.create({
+      const first = await gateway.openai.chat.completions.create({
         model,
         messages: [question],
         tools: [weather],
@@ -202,7 +154,7 @@ describe('gateway: provider channels', () => {
       expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
       expect(JSON.parse(call.function.arguments)).toEqual({ city: 'example city' });
 
-      const second = await client.chat.completions.create({
+      const second = await gateway.openai.chat.completions.create({
         model,
         tools: [weather],
         messages: [
@@ -232,7 +184,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('streams a tool call whose argument deltas the SDK reassembles', async () => {
-      const stream = client.chat.completions.stream({
+      const stream = gateway.openai.chat.completions.stream({
         model,
         messages: [{ role: 'user', content: 'weather?' }],
         tools: [weather],
@@ -246,7 +198,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('sends images as image blocks', async () => {
-      await client.chat.completions.create({
+      await gateway.openai.chat.completions.create({
         model,
         messages: [
           {
@@ -267,11 +219,15 @@ describe('gateway: provider channels', () => {
 
     it("refuses what Anthropic cannot do with OpenAI's 400, and renders its errors in OpenAI's shape", async () => {
       await expect(
-        client.chat.completions.create({ model, n: 2, messages: [{ role: 'user', content: 'x' }] }),
+        gateway.openai.chat.completions.create({
+          model,
+          n: 2,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
       ).rejects.toMatchObject({ status: 400, param: 'n', code: 'invalid_request' });
       // An upstream 400 is the caller's: passed through, in OpenAI's error shape.
       await expect(
-        client.chat.completions.create({
+        gateway.openai.chat.completions.create({
           model,
           messages: [
             { role: 'user', content: 'x' },
@@ -296,15 +252,15 @@ describe('gateway: provider channels', () => {
         priority: 10,
       });
       const fallback = await stack.createChannel({ models: [shared], keys: [openaiKey] });
-      await stack.routable(token.key, shared);
+      await stack.routable(gateway.token.key, shared);
       await stack.mockFault({ key: anthropicKey, status: 529, times: 1 });
-      const { data, response } = await client.chat.completions
+      const { data, response } = await gateway.openai.chat.completions
         .create({ model: shared, messages: [{ role: 'user', content: 'anyone there?' }] })
         .withResponse();
       expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
       expect(data.id).toMatch(/^chatcmpl-[0-9a-f]+$/);
       expect((await stack.mockStats(anthropicKey)).failed).toBe(1);
-      const row = await usageRow(response.headers.get('x-request-id')!);
+      const row = await usageRow(stack, response.headers.get('x-request-id')!);
       expect(row.channelId).toBe(fallback.id);
     });
   });
@@ -316,23 +272,18 @@ describe('gateway: provider channels', () => {
     let channelId: number;
 
     beforeAll(async () => {
-      model = await pricedModel('gpt-azure');
       embeddingModel = uniqueName('embed-azure');
-      account = await freshAccount(stack);
-      channelId = (
-        await stack.createChannel({
-          models: [model, embeddingModel],
-          keys: [account],
-          provider: 'azure',
-          providerSettings: { apiVersion: '2024-10-21' },
-          modelMapping: { [model]: 'gpt-4o-prod', [embeddingModel]: 'embed-prod' },
-        })
-      ).id;
-      await stack.routable(token.key, model);
+      ({ model, account, channelId } = await providerChannel(gateway, {
+        prefix: 'gpt-azure',
+        provider: 'azure',
+        upstreamModel: 'gpt-4o-prod',
+        providerSettings: { apiVersion: '2024-10-21' },
+        alsoServes: { [embeddingModel]: 'embed-prod' },
+      }));
     });
 
     it("answers from the deployment with OpenAI's body, keyed by api-key, with its usage row", async () => {
-      const { data, response } = await client.chat.completions
+      const { data, response } = await gateway.openai.chat.completions
         .create({
           model,
           messages: [
@@ -360,7 +311,7 @@ describe('gateway: provider channels', () => {
         ],
         temperature: 0.5,
       });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 10,
         completionTokens: 5,
         cachedTokens: 0,
@@ -372,7 +323,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('streams without the prompt-filter announcement, ending with the include_usage chunk', async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({
           model,
           stream: true,
@@ -390,7 +341,7 @@ describe('gateway: provider channels', () => {
         choices: [],
         usage: { prompt_tokens: 6, completion_tokens: 7, total_tokens: 13 },
       });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 6,
         completionTokens: 7,
         stream: true,
@@ -398,14 +349,14 @@ describe('gateway: provider channels', () => {
     });
 
     it("meters a stream from Azure's count even when the client did not ask for usage", async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({ model, stream: true, messages: [{ role: 'user', content: 'no usage chunk' }] })
         .withResponse();
       const chunks = await collect(stream);
       expect(chunks.some((c) => c.usage)).toBe(false);
       const [sent] = (await stack.mockRequests(account)).slice(-1);
       expect(sent!.body.stream_options).toEqual({ include_usage: true });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 4,
         completionTokens: 5,
         tokensCounted: false,
@@ -414,7 +365,7 @@ describe('gateway: provider channels', () => {
 
     it('round-trips a tool call and sends images as they came', async () => {
       const question = { role: 'user' as const, content: 'weather in Paris?' };
-      const first = await client.chat.completions.create({
+      const first = await gateway.openai.chat.completions.create({
         model,
         messages: [question],
         tools: [weather],
@@ -423,7 +374,7 @@ describe('gateway: provider channels', () => {
         .tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
       expect(first.choices[0]!.finish_reason).toBe('tool_calls');
       expect(JSON.parse(call.function.arguments)).toEqual({ city: 'example city' });
-      const second = await client.chat.completions.create({
+      const second = await gateway.openai.chat.completions.create({
         model,
         tools: [weather],
         messages: [
@@ -438,7 +389,7 @@ describe('gateway: provider channels', () => {
         type: 'image_url' as const,
         image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' },
       };
-      await client.chat.completions.create({
+      await gateway.openai.chat.completions.create({
         model,
         messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image] }],
       });
@@ -447,13 +398,13 @@ describe('gateway: provider channels', () => {
     });
 
     it('embeds on the embeddings deployment, metered from its usage', async () => {
-      const { data, response } = await client.embeddings
+      const { data, response } = await gateway.openai.embeddings
         .create({ model: embeddingModel, input: ['one', 'two'] })
         .withResponse();
       expect(data.data.map((d) => d.embedding.length)).toEqual([8, 8]);
       const [sent] = (await stack.mockRequests(account)).slice(-1);
       expect(sent!.path).toBe('/openai/deployments/embed-prod/embeddings?api-version=2024-10-21');
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 2,
         tokensCounted: false,
       });
@@ -472,14 +423,16 @@ describe('gateway: provider channels', () => {
         models: [shared],
         keys: [await freshAccount(stack)],
       });
-      await stack.routable(token.key, shared);
+      await stack.routable(gateway.token.key, shared);
       await stack.mockFault({ key: azureKey, status: 404, times: 1 });
-      const { data, response } = await client.chat.completions
+      const { data, response } = await gateway.openai.chat.completions
         .create({ model: shared, messages: [{ role: 'user', content: 'anyone there?' }] })
         .withResponse();
       expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
       expect((await stack.mockStats(azureKey)).failed).toBe(1);
-      expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+      expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+        fallback.id,
+      );
     });
   });
 
@@ -490,26 +443,18 @@ describe('gateway: provider channels', () => {
     let channelId: number;
 
     beforeAll(async () => {
-      model = await pricedModel('gemini');
       embeddingModel = uniqueName('embed-gemini');
-      account = await freshAccount(stack);
-      channelId = (
-        await stack.createChannel({
-          models: [model, embeddingModel],
-          keys: [account],
-          provider: 'gemini',
-          // A Gemini 3 model: the mock refuses function calls sent back without their signature.
-          modelMapping: {
-            [model]: 'gemini-3-pro-preview',
-            [embeddingModel]: 'gemini-embedding-001',
-          },
-        })
-      ).id;
-      await stack.routable(token.key, model);
+      ({ model, account, channelId } = await providerChannel(gateway, {
+        prefix: 'gemini',
+        provider: 'gemini',
+        // A Gemini 3 model: the mock refuses function calls sent back without their signature.
+        upstreamModel: 'gemini-3-pro-preview',
+        alsoServes: { [embeddingModel]: 'gemini-embedding-001' },
+      }));
     });
 
     it('answers a chat completion from generateContent, with usage, cached tokens and its usage row', async () => {
-      const { data, response } = await client.chat.completions
+      const { data, response } = await gateway.openai.chat.completions
         .create({
           model,
           messages: [
@@ -541,7 +486,7 @@ describe('gateway: provider channels', () => {
         contents: [{ role: 'user', parts: [{ text: 'hello gemini' }] }],
         generationConfig: { temperature: 0.5, stopSequences: ['END'] },
       });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 10,
         completionTokens: 5,
         cachedTokens: 7,
@@ -554,7 +499,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('streams OpenAI chunks from server-sent events, ending with the include_usage chunk and [DONE]', async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({
           model,
           stream: true,
@@ -574,7 +519,7 @@ describe('gateway: provider channels', () => {
       });
       const [sent] = (await stack.mockRequests(account)).slice(-1);
       expect(sent!.path).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse');
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 6,
         completionTokens: 7,
         stream: true,
@@ -582,12 +527,12 @@ describe('gateway: provider channels', () => {
     });
 
     it('meters a stream from usageMetadata even without include_usage', async () => {
-      const { data: stream, response } = await client.chat.completions
+      const { data: stream, response } = await gateway.openai.chat.completions
         .create({ model, stream: true, messages: [{ role: 'user', content: 'no usage chunk' }] })
         .withResponse();
       const chunks = await collect(stream);
       expect(chunks.some((c) => c.usage)).toBe(false);
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 4,
         completionTokens: 5,
         tokensCounted: false,
@@ -596,7 +541,7 @@ describe('gateway: provider channels', () => {
 
     it('round-trips a tool call: functionCall out with its signature, functionResponse back in by name', async () => {
       const question = { role: 'user' as const, content: 'weather in Paris?' };
-      const first = await client.chat.completions.create({
+      const first = await gateway.openai.chat.completions.create({
         model,
         messages: [question],
         tools: [weather],
@@ -608,7 +553,7 @@ describe('gateway: provider channels', () => {
       expect(call).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
       expect(JSON.parse(call.function.arguments)).toEqual({ city: 'example city' });
 
-      const second = await client.chat.completions.create({
+      const second = await gateway.openai.chat.completions.create({
         model,
         tools: [weather],
         messages: [
@@ -648,7 +593,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('streams a tool call the SDK assembles', async () => {
-      const stream = client.chat.completions.stream({
+      const stream = gateway.openai.chat.completions.stream({
         model,
         messages: [{ role: 'user', content: 'weather?' }],
         tools: [weather],
@@ -662,7 +607,7 @@ describe('gateway: provider channels', () => {
     });
 
     it('sends data-URL images inline and refuses http image URLs with a 400 naming the part', async () => {
-      await client.chat.completions.create({
+      await gateway.openai.chat.completions.create({
         model,
         messages: [
           {
@@ -679,7 +624,7 @@ describe('gateway: provider channels', () => {
         inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' },
       });
       await expect(
-        client.chat.completions.create({
+        gateway.openai.chat.completions.create({
           model,
           messages: [
             {
@@ -696,14 +641,16 @@ describe('gateway: provider channels', () => {
     });
 
     it('embeds with batchEmbedContents, in the base64 the SDK asks for, counted by the tokenizer', async () => {
-      const { data, response } = await client.embeddings
+      const { data, response } = await gateway.openai.embeddings
         .create({ model: embeddingModel, input: ['one', 'two'] })
         .withResponse();
       expect(data.data.map((d) => d.embedding.length)).toEqual([8, 8]);
       expect(Math.hypot(...data.data[0]!.embedding)).toBeCloseTo(1, 5);
       const [sent] = (await stack.mockRequests(account)).slice(-1);
       expect(sent!.path).toBe('/v1beta/models/gemini-embedding-001:batchEmbedContents');
-      expect((await usageRow(response.headers.get('x-request-id')!)).tokensCounted).toBe(true);
+      expect((await usageRow(stack, response.headers.get('x-request-id')!)).tokensCounted).toBe(
+        true,
+      );
     });
 
     it('bans a revoked key (400 API_KEY_INVALID), fails over, and keeps it out until the key works again', async () => {
@@ -719,12 +666,14 @@ describe('gateway: provider channels', () => {
         models: [shared],
         keys: [await freshAccount(stack)],
       });
-      await stack.routable(token.key, shared);
-      const { data, response } = await client.chat.completions
+      await stack.routable(gateway.token.key, shared);
+      const { data, response } = await gateway.openai.chat.completions
         .create({ model: shared, messages: [{ role: 'user', content: 'anyone there?' }] })
         .withResponse();
       expect(data.choices[0]!.message.content).toBe('Echo: anyone there?');
-      expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+      expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+        fallback.id,
+      );
       const keyStatus = async (): Promise<string | undefined> =>
         (
           await query<{ status: string }>(
@@ -767,7 +716,7 @@ describe('gateway: provider channels', () => {
         models: [shared],
         keys: [await freshAccount(stack)],
       });
-      await stack.routable(token.key, shared);
+      await stack.routable(gateway.token.key, shared);
       // Three such failures open the channel's breaker, as server errors do; the rest keep the
       // router's probes (which read the body the same way) failing.
       await stack.mockFault({
@@ -783,23 +732,20 @@ describe('gateway: provider channels', () => {
         times: 6,
       });
       for (const question of ['from far away', 'still far', 'farther still']) {
-        const { data, response } = await client.chat.completions
+        const { data, response } = await gateway.openai.chat.completions
           .create({ model: shared, messages: [{ role: 'user', content: question }] })
           .withResponse();
         expect(data.choices[0]!.message.content).toBe(`Echo: ${question}`);
-        expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+        expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+          fallback.id,
+        );
       }
       expect((await stack.mockStats(blockedKey)).failed).toBeGreaterThanOrEqual(3);
       await stack.routingSettled(blocked.id, false);
     });
 
     it('serves /v1/messages too, converted twice: a stream with the cached input apart', async () => {
-      const anthropic = new Anthropic({
-        apiKey: token.key,
-        baseURL: stack.edge.url,
-        maxRetries: 0,
-      });
-      const stream = anthropic.messages.stream({
+      const stream = gateway.anthropic.messages.stream({
         model,
         max_tokens: 50,
         system: 'Answer like a mock would.',
@@ -815,7 +761,7 @@ describe('gateway: provider channels', () => {
       expect((await stack.mockRequests(account)).at(-1)!.path).toBe(
         '/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse',
       );
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         promptTokens: 10,
         completionTokens: 5,
         cachedTokens: 7,
@@ -827,7 +773,10 @@ describe('gateway: provider channels', () => {
     it("renders Gemini's errors in OpenAI's shape", async () => {
       await stack.mockFault({ key: account, status: 400, times: 1 });
       await expect(
-        client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }),
+        gateway.openai.chat.completions.create({
+          model,
+          messages: [{ role: 'user', content: 'x' }],
+        }),
       ).rejects.toMatchObject({
         status: 400,
         type: 'invalid_request_error',
@@ -838,7 +787,6 @@ describe('gateway: provider channels', () => {
   });
 
   describe("Anthropic's API in front (/v1/messages)", () => {
-    let anthropic: Anthropic;
     let gptModel: string;
     let gptAccount: string;
     let claudeModel: string;
@@ -859,44 +807,27 @@ describe('gateway: provider channels', () => {
     };
 
     beforeAll(async () => {
-      anthropic = new Anthropic({
-        apiKey: token.key,
-        baseURL: stack.edge.url,
-        maxRetries: 0,
-        timeout: 20_000,
-      });
-      gptModel = await pricedModel('front-gpt');
-      gptAccount = await freshAccount(stack);
-      await stack.createChannel({
-        models: [gptModel],
-        keys: [gptAccount],
-        modelMapping: { [gptModel]: 'gpt-4o-mini' },
-      });
-      claudeModel = await pricedModel('front-claude');
-      claudeAccount = await freshAccount(stack);
-      claudeChannelId = (
-        await stack.createChannel({
-          models: [claudeModel],
-          keys: [claudeAccount],
-          provider: 'anthropic',
-          modelMapping: { [claudeModel]: 'claude-sonnet-4-5-20250929' },
-        })
-      ).id;
-      await stack.routable(token.key, gptModel);
-      await stack.routable(token.key, claudeModel);
+      ({ model: gptModel, account: gptAccount } = await providerChannel(gateway, {
+        prefix: 'front-gpt',
+        provider: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+      }));
+      ({
+        model: claudeModel,
+        account: claudeAccount,
+        channelId: claudeChannelId,
+      } = await providerChannel(gateway, {
+        prefix: 'front-claude',
+        provider: 'anthropic',
+        upstreamModel: 'claude-sonnet-4-5-20250929',
+      }));
     });
-
-    async function lastSent(
-      account: string,
-    ): Promise<{ path: string; headers: Record<string, string>; body: Record<string, unknown> }> {
-      return (await stack.mockRequests(account)).at(-1)!;
-    }
 
     describe('on an openai channel (converted both ways)', () => {
       it('answers with an Anthropic message from the chat completion, metered from its usage', async () => {
         // This SDK's types no longer list the sampling settings; the API still takes them.
         const sampling = { temperature: 0.3 };
-        const { data, response } = await anthropic.messages
+        const { data, response } = await gateway.anthropic.messages
           .create({
             model: gptModel,
             max_tokens: 100,
@@ -918,7 +849,7 @@ describe('gateway: provider channels', () => {
           usage: { input_tokens: prompt, output_tokens: output },
         });
         expect(data.id).toMatch(/^msg_/);
-        const sent = await lastSent(gptAccount);
+        const sent = await lastSent(stack, gptAccount);
         // Logged under the channel's key; the client's gateway token goes no further.
         expect(sent.path).toBe('/v1/chat/completions');
         expect(sent.headers['x-api-key']).toBeUndefined();
@@ -933,7 +864,7 @@ describe('gateway: provider channels', () => {
           temperature: 0.3,
           user: 'user-7',
         });
-        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
           promptTokens: prompt,
           completionTokens: output,
           status: 200,
@@ -942,7 +873,7 @@ describe('gateway: provider channels', () => {
       });
 
       it("streams Anthropic's event sequence, which the SDK's stream helper assembles, with the final usage", async () => {
-        const stream = anthropic.messages.stream({
+        const stream = gateway.anthropic.messages.stream({
           model: gptModel,
           max_tokens: 50,
           messages: [{ role: 'user', content: 'stream me please' }],
@@ -962,11 +893,11 @@ describe('gateway: provider channels', () => {
         expect(seen[1]).toBe('content_block_start');
         expect(seen.slice(-3)).toEqual(['content_block_stop', 'message_delta', 'message_stop']);
         expect(seen.filter((type) => type === 'content_block_delta').length).toBeGreaterThan(1);
-        expect((await lastSent(gptAccount)).body).toMatchObject({
+        expect((await lastSent(stack, gptAccount)).body).toMatchObject({
           stream: true,
           stream_options: { include_usage: true },
         });
-        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
           promptTokens: tokens('stream me please'),
           completionTokens: output,
           stream: true,
@@ -975,7 +906,7 @@ describe('gateway: provider channels', () => {
 
       it('round-trips a tool call: tool_use streamed out as argument deltas, tool_result back in', async () => {
         const question: Anthropic.MessageParam = { role: 'user', content: 'weather in Paris?' };
-        const first = await anthropic.messages
+        const first = await gateway.anthropic.messages
           .stream({
             model: gptModel,
             max_tokens: 100,
@@ -991,9 +922,9 @@ describe('gateway: provider channels', () => {
           name: 'get_weather',
           input: { city: 'example city' },
         });
-        expect((await lastSent(gptAccount)).body.tool_choice).toBe('required');
+        expect((await lastSent(stack, gptAccount)).body.tool_choice).toBe('required');
 
-        const second = await anthropic.messages.create({
+        const second = await gateway.anthropic.messages.create({
           model: gptModel,
           max_tokens: 100,
           tools: [weatherTool],
@@ -1012,7 +943,7 @@ describe('gateway: provider channels', () => {
           stop_reason: 'end_turn',
           content: [{ type: 'text', text: 'The tool answered: 18 degrees and sunny' }],
         });
-        expect(((await lastSent(gptAccount)).body.messages as unknown[]).slice(1)).toEqual([
+        expect(((await lastSent(stack, gptAccount)).body.messages as unknown[]).slice(1)).toEqual([
           {
             role: 'assistant',
             content: null,
@@ -1029,7 +960,7 @@ describe('gateway: provider channels', () => {
       });
 
       it('refuses what has no OpenAI equivalent with a 400 the SDK raises as BadRequestError', async () => {
-        const refused = anthropic.messages.create({
+        const refused = gateway.anthropic.messages.create({
           model: gptModel,
           max_tokens: 10,
           messages: [
@@ -1067,7 +998,7 @@ describe('gateway: provider channels', () => {
           messages: [{ role: 'user' as const, content: 'hello claude' }],
           top_k: 5,
         };
-        const { data, response } = await anthropic.messages
+        const { data, response } = await gateway.anthropic.messages
           .create(request, { headers: { 'anthropic-beta': 'context-1m-2025-08-07' } })
           .withResponse();
         const cached = tokens('You are a careful mock.');
@@ -1085,13 +1016,13 @@ describe('gateway: provider channels', () => {
           },
         });
         expect(data.id).toMatch(/^msg_[0-9a-f]+$/);
-        const sent = await lastSent(claudeAccount);
+        const sent = await lastSent(stack, claudeAccount);
         expect(sent.path).toBe('/v1/messages');
         expect(sent.headers['anthropic-version']).toBe('2023-06-01');
         expect(sent.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
         expect(sent.headers.authorization).toBeUndefined();
         expect(sent.body).toEqual({ ...request, model: 'claude-sonnet-4-5-20250929' });
-        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
           promptTokens: input + cached,
           completionTokens: output,
           cachedTokens: cached,
@@ -1102,7 +1033,7 @@ describe('gateway: provider channels', () => {
       });
 
       it('relays the stream as the provider sent it, metered from its events', async () => {
-        const stream = anthropic.messages.stream({
+        const stream = gateway.anthropic.messages.stream({
           model: claudeModel,
           max_tokens: 64,
           system: 'Stream, mock.',
@@ -1117,7 +1048,7 @@ describe('gateway: provider channels', () => {
         // Nothing rewritten: the provider's own ping events come through too.
         const raw = await fetch(`${stack.edge.url}/v1/messages`, {
           method: 'POST',
-          headers: { 'x-api-key': token.key, 'content-type': 'application/json' },
+          headers: { 'x-api-key': gateway.token.key, 'content-type': 'application/json' },
           body: JSON.stringify({
             model: claudeModel,
             max_tokens: 64,
@@ -1127,7 +1058,7 @@ describe('gateway: provider channels', () => {
         });
         expect(raw.headers.get('content-type')).toContain('text/event-stream');
         expect(await raw.text()).toContain('event: ping\ndata: {"type":"ping"}\n\n');
-        expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+        expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
           promptTokens: tokens('stream claude') + tokens('Stream, mock.'),
           completionTokens: tokens('Echo: stream claude'),
           cachedTokens: tokens('Stream, mock.'),
@@ -1137,7 +1068,7 @@ describe('gateway: provider channels', () => {
 
       it('round-trips a tool call, and relays the upstream 400 as the BadRequestError it is', async () => {
         const question: Anthropic.MessageParam = { role: 'user', content: 'weather?' };
-        const first = await anthropic.messages.create({
+        const first = await gateway.anthropic.messages.create({
           model: claudeModel,
           max_tokens: 64,
           messages: [question],
@@ -1146,7 +1077,7 @@ describe('gateway: provider channels', () => {
         const call = first.content[0] as Anthropic.ToolUseBlock;
         expect(first.stop_reason).toBe('tool_use');
         expect(call.input).toEqual({ city: 'example city' });
-        const second = await anthropic.messages.create({
+        const second = await gateway.anthropic.messages.create({
           model: claudeModel,
           max_tokens: 64,
           tools: [weatherTool],
@@ -1161,7 +1092,7 @@ describe('gateway: provider channels', () => {
         });
         expect(second.content).toEqual([{ type: 'text', text: 'Echo: sunny' }]);
 
-        const orphan = anthropic.messages.create({
+        const orphan = gateway.anthropic.messages.create({
           model: claudeModel,
           max_tokens: 64,
           messages: [
@@ -1189,9 +1120,9 @@ describe('gateway: provider channels', () => {
         priority: 10,
       });
       const fallback = await stack.createChannel({ models: [shared], keys: [openaiKey] });
-      await stack.routable(token.key, shared);
+      await stack.routable(gateway.token.key, shared);
       await stack.mockFault({ key: anthropicKey, status: 529, times: 1 });
-      const stream = anthropic.messages.stream({
+      const stream = gateway.anthropic.messages.stream({
         model: shared,
         max_tokens: 20,
         messages: [{ role: 'user', content: 'anyone there?' }],
@@ -1201,16 +1132,18 @@ describe('gateway: provider channels', () => {
         { type: 'text', text: 'Echo: anyone there?' },
       ]);
       expect((await stack.mockStats(anthropicKey)).failed).toBe(1);
-      expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(fallback.id);
+      expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+        fallback.id,
+      );
     });
 
     it("ends a converted stream cut by the upstream with Anthropic's error event, which the SDK raises", async () => {
       const cutKey = await freshAccount(stack);
       const cutModel = uniqueName('front-cut');
       await stack.createChannel({ models: [cutModel], keys: [cutKey] });
-      await stack.routable(token.key, cutModel);
+      await stack.routable(gateway.token.key, cutModel);
       await stack.mockFault({ key: cutKey, disconnectAfterChunks: 2, times: 1 });
-      const stream = anthropic.messages.stream({
+      const stream = gateway.anthropic.messages.stream({
         model: cutModel,
         max_tokens: 20,
         messages: [{ role: 'user', content: 'a long answer, cut short' }],
@@ -1221,12 +1154,7 @@ describe('gateway: provider channels', () => {
     });
 
     it("takes the token as x-api-key or Bearer, and gives Anthropic's errors the SDK raises by class", async () => {
-      const bearer = new Anthropic({
-        apiKey: null,
-        authToken: token.key,
-        baseURL: stack.edge.url,
-        maxRetries: 0,
-      });
+      const bearer = anthropicClient(stack, gateway.token.key, { bearer: true });
       const answered = await bearer.messages.create({
         model: gptModel,
         max_tokens: 10,
@@ -1234,11 +1162,7 @@ describe('gateway: provider channels', () => {
       });
       expect(answered.content).toEqual([{ type: 'text', text: 'Echo: by bearer' }]);
 
-      const stranger = new Anthropic({
-        apiKey: 'sk-not-ours',
-        baseURL: stack.edge.url,
-        maxRetries: 0,
-      });
+      const stranger = anthropicClient(stack, 'sk-not-ours');
       const unauthenticated = stranger.messages.create({
         model: gptModel,
         max_tokens: 10,
@@ -1250,7 +1174,7 @@ describe('gateway: provider channels', () => {
         error: { type: 'error', error: { type: 'authentication_error' } },
       });
 
-      const invalid = anthropic.messages.create({
+      const invalid = gateway.anthropic.messages.create({
         model: gptModel,
         messages: [{ role: 'user', content: 'x' }],
       } as unknown as Anthropic.MessageCreateParamsNonStreaming);
@@ -1267,7 +1191,7 @@ describe('gateway: provider channels', () => {
 
       const malformed = await fetch(`${stack.edge.url}/v1/messages`, {
         method: 'POST',
-        headers: { 'x-api-key': token.key, 'content-type': 'application/json' },
+        headers: { 'x-api-key': gateway.token.key, 'content-type': 'application/json' },
         body: '{"model":',
       });
       expect(malformed.status).toBe(400);
@@ -1277,7 +1201,7 @@ describe('gateway: provider channels', () => {
       });
 
       await expect(
-        anthropic.messages.create({
+        gateway.anthropic.messages.create({
           model: 'no-such-model',
           max_tokens: 10,
           messages: [{ role: 'user', content: 'x' }],

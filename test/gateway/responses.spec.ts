@@ -1,24 +1,21 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { eventually, query } from '@switchyard/testing';
 import OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import {
+  lastSent,
+  pricedModel,
+  providerChannel,
+  streamedUsageRow,
+  usageRow,
+  useProviderGateway,
+  type ProviderChannel,
+  type UsageRow,
+} from '../support/provider-gateway.js';
+import { freshAccount } from '../support/stack.js';
 
 // OpenAI's Responses API in front of the gateway (docs/providers.md, "OpenAI's Responses API
 // in front"), with the openai SDK as the client: passed through to an openai channel,
 // converted through chat completions for anthropic and gemini channels, and refused where
 // it needs what only OpenAI keeps. Then Anthropic's token count, with the anthropic SDK.
-
-interface UsageRow {
-  endpoint: string;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  tokensCounted: boolean;
-  cost: string;
-  status: number;
-  stream: boolean;
-  channelId: number;
-}
 
 /** What the test models cost, per million tokens: 1 USD in, 0.10 USD cached in, 2 USD out. */
 function expectedCost(row: UsageRow): string {
@@ -44,98 +41,22 @@ const PIXEL =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 describe('gateway: the Responses API in front (/v1/responses)', () => {
-  const stack = new Stack({ metering: true });
-  let client: OpenAI;
-  let token: { id: number; key: string };
-
-  beforeAll(async () => {
-    await stack.start();
-    token = await stack.createToken();
-    client = stack.client(token.key);
-  });
-
-  afterAll(() => stack.stop());
-
-  async function pricedModel(prefix: string): Promise<string> {
-    const model = uniqueName(prefix);
-    await query(
-      stack.databaseUrl,
-      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "cachedInputPrice", "updatedAt")
-       VALUES ($1, 1000000, 2000000, 100000, now())`,
-      [model],
-    );
-    await stack.publish('price.changed', { model });
-    return model;
-  }
-
-  async function usageRow(requestId: string): Promise<UsageRow> {
-    return eventually(
-      async () =>
-        (
-          await query<UsageRow>(
-            stack.databaseUrl,
-            `SELECT endpoint, "promptTokens", "completionTokens", "cachedTokens", "tokensCounted", cost::text, status, stream, "channelId"
-             FROM "UsageLog" WHERE "requestId" = $1`,
-            [requestId],
-          )
-        )[0],
-      5_000,
-      `usage row ${requestId}`,
-    );
-  }
-
-  /**
-   * The row of a channel's one streamed request (the SDK's stream helper keeps the HTTP
-   * response to itself, and with it the request id).
-   */
-  async function streamedRow(channelId: number): Promise<UsageRow> {
-    return eventually(
-      async () =>
-        (
-          await query<UsageRow>(
-            stack.databaseUrl,
-            `SELECT endpoint, "promptTokens", "completionTokens", "cachedTokens", "tokensCounted", cost::text, status, stream, "channelId"
-             FROM "UsageLog" WHERE "channelId" = $1 AND stream`,
-            [channelId],
-          )
-        )[0],
-      5_000,
-      `streamed usage row of channel ${channelId}`,
-    );
-  }
-
-  async function lastSent(
-    account: string,
-  ): Promise<{ path: string; headers: Record<string, string>; body: Record<string, unknown> }> {
-    return (await stack.mockRequests(account)).at(-1)!;
-  }
-
-  async function channel(
-    prefix: string,
-    provider: 'openai' | 'anthropic' | 'gemini',
-    upstreamModel: string,
-  ): Promise<{ model: string; account: string; channelId: number }> {
-    const model = await pricedModel(prefix);
-    const account = await freshAccount(stack);
-    const { id } = await stack.createChannel({
-      models: [model],
-      keys: [account],
-      provider,
-      modelMapping: { [model]: upstreamModel },
-    });
-    await stack.routable(token.key, model);
-    return { model, account, channelId: id };
-  }
+  const gateway = useProviderGateway();
+  const { stack } = gateway;
 
   describe('on an openai channel (passed through)', () => {
-    let gpt: { model: string; account: string; channelId: number };
+    let gpt: ProviderChannel;
 
     beforeAll(async () => {
-      gpt = await channel('resp-gpt', 'openai', 'gpt-4o-mini');
+      gpt = await providerChannel(gateway, {
+        prefix: 'resp-gpt',
+        provider: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+      });
     });
 
     it('sends the body as the client wrote it, state and built-in tools included, metered from its usage', async () => {
-      const { data, response } = await client.responses
+      const { data, response } = await gateway.openai.responses
         .create({
           model: gpt.model,
           input: 'hello responses',
@@ -154,7 +75,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         store: true,
       });
       expect(data.output_text).toBe('Echo: hello responses');
-      const sent = await lastSent(gpt.account);
+      const sent = await lastSent(stack, gpt.account);
       expect(sent.path).toBe('/v1/responses');
       // Only the model is renamed by the channel's mapping.
       expect(sent.body).toEqual({
@@ -166,7 +87,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         tools: [{ type: 'web_search' }],
         metadata: { ticket: '7' },
       });
-      const row = await usageRow(response.headers.get('x-request-id')!);
+      const row = await usageRow(stack, response.headers.get('x-request-id')!);
       expect(row).toMatchObject({
         endpoint: 'responses',
         promptTokens: data.usage!.input_tokens,
@@ -180,15 +101,18 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     });
 
     it("relays the provider's event stream as it came, metered from its final event", async () => {
-      const stream = client.responses.stream({ model: gpt.model, input: 'stream it through' });
+      const stream = gateway.openai.responses.stream({
+        model: gpt.model,
+        input: 'stream it through',
+      });
       const final = await stream.finalResponse();
       expect(final.output_text).toBe('Echo: stream it through');
-      expect((await lastSent(gpt.account)).body).toEqual({
+      expect((await lastSent(stack, gpt.account)).body).toEqual({
         model: 'gpt-4o-mini',
         input: 'stream it through',
         stream: true,
       });
-      expect(await streamedRow(gpt.channelId)).toMatchObject({
+      expect(await streamedUsageRow(stack, gpt.channelId)).toMatchObject({
         promptTokens: final.usage!.input_tokens,
         completionTokens: final.usage!.output_tokens,
         status: 200,
@@ -200,14 +124,18 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     ['anthropic', 'claude-sonnet-4-5-20250929'],
     ['gemini', 'gemini-2.5-flash'],
   ] as const)('on a %s channel (converted)', (provider, upstreamModel) => {
-    let target: { model: string; account: string; channelId: number };
+    let target: ProviderChannel;
 
     beforeAll(async () => {
-      target = await channel(`resp-${provider}`, provider, upstreamModel);
+      target = await providerChannel(gateway, {
+        prefix: `resp-${provider}`,
+        provider,
+        upstreamModel,
+      });
     });
 
     it('answers text as a Response, with usage (cached input apart) and its usage row', async () => {
-      const { data, response } = await client.responses
+      const { data, response } = await gateway.openai.responses
         .create({
           model: target.model,
           instructions: 'Answer like a mock would.',
@@ -237,11 +165,11 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
       // Both mocks count the system prompt as read from the provider's cache.
       expect(data.usage!.input_tokens_details.cached_tokens).toBeGreaterThan(0);
       expect(data.usage!.total_tokens).toBe(data.usage!.input_tokens + data.usage!.output_tokens);
-      const sent = await lastSent(target.account);
+      const sent = await lastSent(stack, target.account);
       expect(sent.path).toMatch(
         provider === 'anthropic' ? /^\/v1\/messages$/ : /:generateContent$/,
       );
-      const row = await usageRow(response.headers.get('x-request-id')!);
+      const row = await usageRow(stack, response.headers.get('x-request-id')!);
       expect(row).toMatchObject({
         endpoint: 'responses',
         promptTokens: data.usage!.input_tokens,
@@ -255,7 +183,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     });
 
     it('sends an image part to the provider in its own form', async () => {
-      const answer = await client.responses.create({
+      const answer = await gateway.openai.responses.create({
         model: target.model,
         input: [
           {
@@ -268,7 +196,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         ],
       });
       expect(answer.status).toBe('completed');
-      const sent = await lastSent(target.account);
+      const sent = await lastSent(stack, target.account);
       const data = PIXEL.split(',')[1];
       if (provider === 'anthropic')
         expect(sent.body.messages).toEqual([
@@ -294,7 +222,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
 
     it('round-trips a function tool: function_call out, function_call_output back in', async () => {
       const question = { role: 'user' as const, content: 'weather in Paris?' };
-      const first = await client.responses.create({
+      const first = await gateway.openai.responses.create({
         model: target.model,
         input: [question],
         tools: [weather],
@@ -310,7 +238,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
       });
       expect(JSON.parse(call.arguments)).toEqual({ city: 'example city' });
 
-      const second = await client.responses.create({
+      const second = await gateway.openai.responses.create({
         model: target.model,
         tools: [weather],
         input: [
@@ -320,7 +248,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         ] as OpenAI.Responses.ResponseInput,
       });
       expect(second.output_text).toBe('Echo: 18 degrees and sunny');
-      const sent = await lastSent(target.account);
+      const sent = await lastSent(stack, target.account);
       if (provider === 'anthropic')
         expect((sent.body.messages as unknown[]).slice(1)).toEqual([
           {
@@ -356,7 +284,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     });
 
     it("streams OpenAI's events in order, numbered, which the SDK's stream helper assembles", async () => {
-      const stream = client.responses.stream({
+      const stream = gateway.openai.responses.stream({
         model: target.model,
         instructions: 'Answer like a mock would.',
         input: 'stream me please',
@@ -382,7 +310,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         'response.completed',
       ]);
       expect(seen.map((event) => event.sequence_number)).toEqual(seen.map((_, index) => index));
-      const row = await streamedRow(target.channelId);
+      const row = await streamedUsageRow(stack, target.channelId);
       expect(row).toMatchObject({
         promptTokens: final.usage!.input_tokens,
         cachedTokens: final.usage!.input_tokens_details.cached_tokens,
@@ -395,7 +323,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
 
     it('streams a function call whose argument deltas the SDK reassembles', async () => {
       const events: string[] = [];
-      const stream = await client.responses.create({
+      const stream = await gateway.openai.responses.create({
         model: target.model,
         input: 'weather in Oslo?',
         tools: [weather],
@@ -424,7 +352,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         [{ background: true }, 'background'],
         [{ tools: [{ type: 'web_search' }] }, 'tools[0]'],
       ] as const) {
-        const refused = client.responses.create({
+        const refused = gateway.openai.responses.create({
           model: target.model,
           input: 'continue',
           ...fields,
@@ -440,7 +368,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
   });
 
   it('sends a previous_response_id request only to openai channels, never failing over to a converted one', async () => {
-    const shared = await pricedModel('resp-shared');
+    const shared = await pricedModel(stack, 'resp-shared');
     const claudeKey = await freshAccount(stack);
     const gptKey = await freshAccount(stack);
     await stack.createChannel({
@@ -450,19 +378,21 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
       priority: 10,
     });
     const gptChannel = await stack.createChannel({ models: [shared], keys: [gptKey] });
-    await stack.routable(token.key, shared);
+    await stack.routable(gateway.token.key, shared);
 
     // The converted channel comes first, but cannot serve it: the openai one does.
-    const { data, response } = await client.responses
+    const { data, response } = await gateway.openai.responses
       .create({ model: shared, input: 'and then?', previous_response_id: 'resp_earlier' })
       .withResponse();
     expect(data.previous_response_id).toBe('resp_earlier');
-    expect((await usageRow(response.headers.get('x-request-id')!)).channelId).toBe(gptChannel.id);
+    expect((await usageRow(stack, response.headers.get('x-request-id')!)).channelId).toBe(
+      gptChannel.id,
+    );
 
     // The openai channel fails: the request ends there rather than losing its conversation.
     await stack.mockFault({ key: gptKey, status: 500, times: 5 });
     await expect(
-      client.responses.create({
+      gateway.openai.responses.create({
         model: shared,
         input: 'and then?',
         previous_response_id: 'resp_earlier',
@@ -471,16 +401,26 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     expect((await stack.mockStats(claudeKey)).requests).toBe(0);
 
     // Without the stored state the converted channel serves it as usual.
-    const converted = await client.responses.create({ model: shared, input: 'fresh start' });
+    const converted = await gateway.openai.responses.create({
+      model: shared,
+      input: 'fresh start',
+    });
     expect(converted.output_text).toBe('Echo: fresh start');
     expect((await stack.mockStats(claudeKey)).requests).toBe(1);
   });
 
   it('ends a converted stream cut by the upstream with a numbered error event, which the SDK raises', async () => {
-    const cut = await channel('resp-cut', 'anthropic', 'claude-sonnet-4-5-20250929');
+    const cut = await providerChannel(gateway, {
+      prefix: 'resp-cut',
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5-20250929',
+    });
     await stack.mockFault({ key: cut.account, disconnectAfterChunks: 3, times: 1 });
     const events: { type: string; sequence_number: number }[] = [];
-    const stream = client.responses.stream({ model: cut.model, input: 'a long answer, cut short' });
+    const stream = gateway.openai.responses.stream({
+      model: cut.model,
+      input: 'a long answer, cut short',
+    });
     stream.on('event', (event) => events.push(event));
     const failed = stream.finalResponse();
     await expect(failed).rejects.toBeInstanceOf(OpenAI.APIError);
@@ -489,15 +429,19 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
   });
 
   it("answers bad input with OpenAI's errors", async () => {
-    const gpt = await channel('resp-bad', 'anthropic', 'claude-sonnet-4-5-20250929');
+    const gpt = await providerChannel(gateway, {
+      prefix: 'resp-bad',
+      provider: 'anthropic',
+      upstreamModel: 'claude-sonnet-4-5-20250929',
+    });
     await expect(
-      client.responses.create({
+      gateway.openai.responses.create({
         model: gpt.model,
       } as OpenAI.Responses.ResponseCreateParamsNonStreaming),
     ).rejects.toMatchObject({ status: 400, code: 'invalid_request', param: 'input' });
     const malformed = await fetch(`${stack.edge.url}/v1/responses`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token.key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${gateway.token.key}`, 'content-type': 'application/json' },
       body: '{"model":',
     });
     expect(malformed.status).toBe(400);
@@ -508,12 +452,6 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
   });
 
   describe("Anthropic's token count (/v1/messages/count_tokens)", () => {
-    let anthropic: Anthropic;
-
-    beforeAll(() => {
-      anthropic = new Anthropic({ apiKey: token.key, baseURL: stack.edge.url, maxRetries: 0 });
-    });
-
     const request = (model: string): Anthropic.Messages.MessageCountTokensParams => ({
       model,
       system: 'Be brief.',
@@ -527,8 +465,12 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     });
 
     it('asks an anthropic channel, passing the body on, and meters no tokens', async () => {
-      const claude = await channel('count-claude', 'anthropic', 'claude-sonnet-4-5-20250929');
-      const { data, response } = await anthropic.messages
+      const claude = await providerChannel(gateway, {
+        prefix: 'count-claude',
+        provider: 'anthropic',
+        upstreamModel: 'claude-sonnet-4-5-20250929',
+      });
+      const { data, response } = await gateway.anthropic.messages
         .countTokens(request(claude.model))
         .withResponse();
       // The mock counts four characters a token: 'Be brief.' and the message.
@@ -536,10 +478,10 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
         input_tokens:
           Math.ceil('Be brief.'.length / 4) + Math.ceil('how many tokens is this?'.length / 4),
       });
-      const sent = await lastSent(claude.account);
+      const sent = await lastSent(stack, claude.account);
       expect(sent.path).toBe('/v1/messages/count_tokens');
       expect(sent.body).toEqual({ ...request('claude-sonnet-4-5-20250929') });
-      expect(await usageRow(response.headers.get('x-request-id')!)).toMatchObject({
+      expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         endpoint: 'messages.count_tokens',
         promptTokens: 0,
         completionTokens: 0,
@@ -550,11 +492,15 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
     });
 
     it('counts for an openai channel with the tokenizer, without asking it', async () => {
-      const gpt = await channel('count-gpt', 'openai', 'gpt-4o-mini');
-      const data = await anthropic.messages.countTokens(request(gpt.model));
+      const gpt = await providerChannel(gateway, {
+        prefix: 'count-gpt',
+        provider: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+      });
+      const data = await gateway.anthropic.messages.countTokens(request(gpt.model));
       expect(data.input_tokens).toBeGreaterThan(10);
       expect(await stack.mockRequests(gpt.account)).toEqual([]);
-      const bare = await anthropic.messages.countTokens({
+      const bare = await gateway.anthropic.messages.countTokens({
         model: gpt.model,
         messages: [{ role: 'user', content: 'how many tokens is this?' }],
       });
@@ -562,7 +508,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
       expect(bare.input_tokens).toBe(6);
       expect(data.input_tokens).toBeGreaterThan(bare.input_tokens);
 
-      const refused = anthropic.messages.countTokens({
+      const refused = gateway.anthropic.messages.countTokens({
         model: gpt.model,
         messages: [
           {

@@ -154,4 +154,22 @@ describe('mock-upstream: Anthropic Messages API', () => {
       .expect(400);
     expect(noBudget.body.error.message).toBe('max_tokens: Field required');
   });
+
+  it("refuses a body it cannot parse in Anthropic's error shape too", async () => {
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
+      for (const body of ['{"model":', '{"model":"c","system":"\\ud800"}']) {
+        const refused = await request(app.getHttpServer())
+          .post(path)
+          .set('x-api-key', 'sk-ant-a')
+          .set('anthropic-version', '2023-06-01')
+          .set('content-type', 'application/json')
+          .send(body)
+          .expect(400);
+        expect(refused.body).toMatchObject({
+          type: 'error',
+          error: { type: 'invalid_request_error', message: expect.any(String) },
+        });
+      }
+    }
+  });
 });

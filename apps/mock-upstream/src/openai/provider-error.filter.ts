@@ -1,17 +1,27 @@
 import { ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
 import { toApiError } from '@switchyard/service';
-import { type FastifyReply } from 'fastify';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { anthropicError } from '../anthropic/anthropic-dialect.js';
 import { providerError } from './openai-error.js';
 
-/** Every failure of the mock looks like a provider's: OpenAI's error body. */
+/**
+ * Every failure of the mock looks like a provider's: Anthropic's error body on Anthropic's
+ * routes (the edge passes an anthropic channel's errors on as they came, docs/providers.md),
+ * OpenAI's elsewhere.
+ */
 @Catch()
 export class ProviderErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const error = toApiError(exception);
-    void host
-      .switchToHttp()
+    const http = host.switchToHttp();
+    const anthropic = http.getRequest<FastifyRequest>().url.startsWith('/v1/messages');
+    void http
       .getResponse<FastifyReply>()
       .status(error.status)
-      .send(providerError(error.status, { message: error.message, code: error.code }));
+      .send(
+        anthropic
+          ? anthropicError(error.status, { message: error.message })
+          : providerError(error.status, { message: error.message, code: error.code }),
+      );
   }
 }

@@ -82,6 +82,26 @@ describe('mock-upstream: Responses API and token counts', () => {
     ]);
   });
 
+  it('refuses the malformed requests OpenAI refuses with a 400, never a 500', async () => {
+    for (const [malformed, message] of [
+      [{ input: 'x', instructions: ['x'] }, "Invalid type for 'instructions'"],
+      [{ input: [null] }, "Invalid type for 'input[0]'"],
+      [{ input: [{ role: 'user', content: [null] }] }, "Invalid type for 'input[0].content[0]'"],
+      [
+        { input: [{ type: 'function_call_output', call_id: 'c', output: [0] }] },
+        "Invalid type for 'input[0].output[0]'",
+      ],
+      [{ input: 'x', tools: [null] }, "'tools[0].type'"],
+    ] as const) {
+      const refused = openai().responses.create({
+        model: 'gpt-4o-mini',
+        ...malformed,
+      } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      await expect(refused).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+      await expect(refused).rejects.toThrow(message);
+    }
+  });
+
   it('counts tokens as Anthropic does, without an output budget', async () => {
     const anthropic = new Anthropic({ apiKey: 'sk-a', baseURL, maxRetries: 0 });
     const counted = await anthropic.messages.countTokens({

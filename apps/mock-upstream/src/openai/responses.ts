@@ -19,13 +19,50 @@ export interface ResponsesRequest {
   store?: boolean;
 }
 
-/** What OpenAI would refuse with a 400, or null when the request is well formed. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** OpenAI's wording for a field of the wrong type. */
+function wrongType(param: string, expected: string, value: unknown): string {
+  const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return `Invalid type for '${param}': expected ${expected}, but got ${got} instead.`;
+}
+
+/** A text field or a list of parts, as message content and function outputs are. */
+function invalidParts(value: unknown, param: string): string | null {
+  if (value === undefined || typeof value === 'string') return null;
+  if (!Array.isArray(value)) return wrongType(param, 'a string or an array of parts', value);
+  const index = value.findIndex((part) => !isObject(part));
+  return index < 0 ? null : wrongType(`${param}[${index}]`, 'an object', value[index]);
+}
+
+/**
+ * What OpenAI would refuse with a 400, or null when the request is well formed. The shapes
+ * the mock reads are checked, as OpenAI checks them, so that bad input is the caller's 400
+ * rather than the mock's 500.
+ */
 export function invalidResponses(body: unknown): string | null {
   const request = body as Partial<ResponsesRequest> | null;
   if (typeof request?.model !== 'string') return "Missing required parameter: 'model'.";
-  const { input } = request;
+  const { input, instructions, tools } = request;
   if (typeof input !== 'string' && !Array.isArray(input) && !request.previous_response_id)
     return "Missing required parameter: 'input'.";
+  if (instructions != null && typeof instructions !== 'string')
+    return wrongType('instructions', 'a string', instructions);
+  if (Array.isArray(input))
+    for (const [index, item] of input.entries()) {
+      if (!isObject(item)) return wrongType(`input[${index}]`, 'an object', item);
+      const invalid =
+        invalidParts(item.content, `input[${index}].content`) ??
+        invalidParts(item.output, `input[${index}].output`);
+      if (invalid) return invalid;
+    }
+  if (tools != null) {
+    if (!Array.isArray(tools)) return wrongType('tools', 'an array', tools);
+    const index = tools.findIndex((tool) => !isObject(tool) || typeof tool.type !== 'string');
+    if (index >= 0) return `Missing required parameter: 'tools[${index}].type'.`;
+  }
   return null;
 }
 

@@ -47,9 +47,14 @@ function unconvertible(block: Block, param: string): never {
 function toolResultText(block: Block, param: string): string {
   if (block.content === undefined) return '';
   return blocksOf(block.content, `${param}.content`)
-    .map((part, index) =>
-      part.type === 'text' ? text(part, `${param}.content[${index}]`) : unconvertible(part, param),
-    )
+    .map((part: unknown, index) => {
+      const where = `${param}.content[${index}]`;
+      // Unlike the message's own blocks, the edge has not checked these.
+      if (typeof part !== 'object' || part === null)
+        throw invalid('A tool result holds content blocks with a `type`.', where);
+      const block = part as Block;
+      return block.type === 'text' ? text(block, where) : unconvertible(block, param);
+    })
     .join('');
 }
 
@@ -125,7 +130,10 @@ function systemMessage(system: unknown): ChatMessage[] {
 function tools(value: unknown): ChatMessage[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw invalid('`tools` must be an array.', 'tools');
-  return value.map((tool: Block, index) => {
+  return value.map((declared: unknown, index) => {
+    if (typeof declared !== 'object' || declared === null)
+      throw invalid('A tool must be an object.', `tools[${index}]`);
+    const tool = declared as Block;
     // Server tools (web search, code execution, computer use) run at Anthropic only.
     if ((tool.type !== undefined && tool.type !== 'custom') || typeof tool.name !== 'string')
       throw invalid(

@@ -278,6 +278,36 @@ describe('Anthropic requests to OpenAI chat completions', () => {
     expect(thrown).toBeInstanceOf(GatewayError);
     expect(thrown).toMatchObject({ status: 400, code: 'invalid_request', param });
   });
+
+  // The edge checks only the top-level blocks (apps/edge, request-body.ts): what lies deeper
+  // reaches the conversion as the client sent it, and must be a 400, never a TypeError.
+  it.each([
+    ['a tool that is no object', { tools: [null] }, 'tools[0]'],
+    [
+      'a tool result part that is no block',
+      {
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [null] }] },
+        ],
+      },
+      'messages[0].content[0].content[0]',
+    ],
+  ])('refuses %s with a 400 naming it', (_name, change, param) => {
+    const body = {
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+      ...change,
+    };
+    let thrown: unknown;
+    try {
+      messagesToChatRequest(body);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GatewayError);
+    expect(thrown).toMatchObject({ status: 400, code: 'invalid_request', param });
+  });
 });
 
 describe('OpenAI answers to Anthropic messages', () => {

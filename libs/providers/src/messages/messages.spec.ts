@@ -262,21 +262,7 @@ describe('Anthropic requests to OpenAI chat completions', () => {
     ],
     ['an unknown tool_choice', { tool_choice: { type: 'sometimes' } }, 'tool_choice'],
   ])('refuses %s, which has no OpenAI equivalent, with a 400 naming it', (_name, change, param) => {
-    const body = {
-      model: 'm',
-      max_tokens: 10,
-      tools: [{ name: 'f' }],
-      messages: [{ role: 'user', content: 'x' }],
-      ...change,
-    };
-    let thrown: unknown;
-    try {
-      messagesToChatRequest(body);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(GatewayError);
-    expect(thrown).toMatchObject({ status: 400, code: 'invalid_request', param });
+    expectRefusal({ tools: [{ name: 'f' }], ...change }, param);
   });
 
   // The edge checks only the top-level blocks (apps/edge, request-body.ts): what lies deeper
@@ -293,21 +279,25 @@ describe('Anthropic requests to OpenAI chat completions', () => {
       'messages[0].content[0].content[0]',
     ],
   ])('refuses %s with a 400 naming it', (_name, change, param) => {
-    const body = {
-      model: 'm',
-      max_tokens: 10,
-      messages: [{ role: 'user', content: 'x' }],
-      ...change,
-    };
+    expectRefusal(change, param);
+  });
+
+  /** A one-line question with `change` applied converts to a 400 naming `param`. */
+  function expectRefusal(change: Record<string, unknown>, param: string): void {
     let thrown: unknown;
     try {
-      messagesToChatRequest(body);
+      messagesToChatRequest({
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'x' }],
+        ...change,
+      });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(GatewayError);
     expect(thrown).toMatchObject({ status: 400, code: 'invalid_request', param });
-  });
+  }
 });
 
 describe('OpenAI answers to Anthropic messages', () => {

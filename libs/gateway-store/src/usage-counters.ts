@@ -33,22 +33,12 @@ export class UsageCounters {
     return rows.filter((row) => row.runOut).map((row) => row.id);
   }
 
-  async addToChannels(client: SqlClient, totals: UsageTotals): Promise<void> {
-    if (totals.length === 0) return;
-    await client.query({
-      name: 'usage-counters.add-to-channels',
-      text: ADD_TO_CHANNELS,
-      values: [JSON.stringify(totals)],
-    });
+  addToChannels(client: SqlClient, totals: UsageTotals): Promise<void> {
+    return addToTotals(client, ADD_TO_CHANNELS, totals);
   }
 
-  async addToKeys(client: SqlClient, totals: UsageTotals): Promise<void> {
-    if (totals.length === 0) return;
-    await client.query({
-      name: 'usage-counters.add-to-keys',
-      text: ADD_TO_KEYS,
-      values: [JSON.stringify(totals)],
-    });
+  addToKeys(client: SqlClient, totals: UsageTotals): Promise<void> {
+    return addToTotals(client, ADD_TO_KEYS, totals);
   }
 
   /** Moves enabled tokens to `exhausted`; returns those it moved. */
@@ -82,12 +72,22 @@ const ADD_TO_TOKENS = `
   RETURNING t."id",
     t."status" = 'enabled' AND t."quota" IS NOT NULL AND t."usedQuota" >= t."quota" AS "runOut"`;
 
-const ADD_TO_CHANNELS = addToTotals('Channel');
-const ADD_TO_KEYS = addToTotals('ChannelKey');
+const ADD_TO_CHANNELS = addToTotalsStatement('Channel');
+const ADD_TO_KEYS = addToTotalsStatement('ChannelKey');
+
+async function addToTotals(
+  client: SqlClient,
+  statement: { name: string; text: string },
+  totals: UsageTotals,
+): Promise<void> {
+  if (totals.length > 0) await client.query({ ...statement, values: [JSON.stringify(totals)] });
+}
 
 /** Adds cost and requests to channels or channel keys; the table name is never user input. */
-function addToTotals(table: 'Channel' | 'ChannelKey'): string {
-  return `
+function addToTotalsStatement(table: 'Channel' | 'ChannelKey'): { name: string; text: string } {
+  return {
+    name: `usage-counters.add-to-${table}`,
+    text: `
     WITH d AS (
       SELECT (x->>0)::int AS "id", (x->>1)::bigint AS "cost", (x->>2)::bigint AS "requests"
       FROM jsonb_array_elements($1::jsonb) x
@@ -98,5 +98,6 @@ function addToTotals(table: 'Channel' | 'ChannelKey'): string {
     UPDATE "${table}" u
     SET "usedQuota" = u."usedQuota" + d."cost", "requestCount" = u."requestCount" + d."requests"
     FROM locked l JOIN d ON d."id" = l."id"
-    WHERE u."id" = l."id"`;
+    WHERE u."id" = l."id"`,
+  };
 }

@@ -7,7 +7,7 @@ import {
   testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
-import { cpuSeconds, load, type LoadResult } from '../lib/measure.js';
+import { combined, cpuSeconds, load, type LoadResult } from '../lib/measure.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // What converting a provider's wire format costs the edge: the same chat completion through
@@ -164,31 +164,15 @@ async function run(): Promise<Row[]> {
   }
 }
 
-/**
- * A case's slots as one row: requests, seconds, errors and CPU summed; the latency
- * percentiles, which do not add up, as the median of the slots'.
- */
+/** A case's slots as one row: their loads combined, the edge's CPU summed. */
 function rowOf(provider: Provider, kind: Kind, slots: Slot[]): Row {
-  const sum = (value: (slot: Slot) => number) => slots.reduce((a, slot) => a + value(slot), 0);
-  const median = (value: (slot: Slot) => number) => {
-    const sorted = slots.map(value).sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
-  const requests = sum((slot) => slot.result.requests);
-  const seconds = sum((slot) => slot.result.seconds);
+  const result = combined(slots.map((slot) => slot.result));
+  const cpuSeconds = slots.reduce((a, slot) => a + slot.edgeCpuSeconds, 0);
   return {
     provider,
     kind,
-    result: {
-      requests,
-      seconds,
-      rps: requests / seconds,
-      p50Ms: median((slot) => slot.result.p50Ms),
-      p99Ms: median((slot) => slot.result.p99Ms),
-      errors: sum((slot) => slot.result.errors),
-    },
-    edgeCpuMicrosPerRequest: (sum((slot) => slot.edgeCpuSeconds) / requests) * 1e6,
+    result,
+    edgeCpuMicrosPerRequest: (cpuSeconds / result.requests) * 1e6,
   };
 }
 

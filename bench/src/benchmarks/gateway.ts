@@ -15,6 +15,7 @@ import {
   type AppProcess,
 } from '@switchyard/testing';
 import {
+  combined,
   cpuSeconds,
   pidsOf,
   load,
@@ -34,16 +35,21 @@ import { seedChannel, seedToken } from '../lib/seed.js';
 // worker together; Postgres and Redis are not pinned). Switchyard is also measured on a
 // channel and token without limits (no Redis round trip on the request's path).
 //
-// CPU per request comes from /proc: the edge's own, and the whole suite's (edge, router,
-// metering, Redis and every Postgres process), read after the metering worker has settled
-// the scenario's last usage record, so the work a request causes later is counted too.
+// Each scenario (kind and connections) warms every target up, then measures them in three
+// rounds of short windows, taking turns. CPU per request comes from /proc: the edge's own,
+// and the whole suite's (edge, router, metering, Redis and every Postgres process), read
+// after the metering worker has settled the window's last usage record, so the work a
+// request causes later is counted too.
 //
-//   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per scenario)
+//   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per target and scenario)
 //   EDGE_NODE_FLAGS='--max-semi-space-size=16' node bench/dist/benchmarks/gateway.js
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = 3;
+/** Each target's measured seconds, split over the rounds (wrk takes whole seconds). */
+const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const UPSTREAM_KEY = 'sk-bench-upstream';
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
 const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16')
@@ -72,7 +78,8 @@ interface Row {
   suiteCpuMicros: Record<SuitePart, number> | null;
 }
 
-type SuitePart = 'edge' | 'router' | 'metering' | 'redis' | 'postgres';
+const SUITE_PARTS = ['edge', 'router', 'metering', 'redis', 'postgres'] as const;
+type SuitePart = (typeof SUITE_PARTS)[number];
 
 function log(line = ''): void {
   process.stdout.write(`${line}\n`);
@@ -283,23 +290,53 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       },
     };
 
+    const gatewayPidOf = (target: Target) =>
+      target.startsWith('switchyard')
+        ? processes.edge
+        : target === 'floor'
+          ? floor!.pid!
+          : portkey!.pid!;
     const rows: Row[] = [];
     for (const kind of ['json', 'stream'] as const) {
       for (const connections of [1, 64]) {
-        for (const target of TARGETS) {
+        const cases = TARGETS.map((target) => {
           const { model, ...address } = targets[target];
-          const request = { ...address, body: bodyOf(model, kind), connections };
-          const ours = target.startsWith('switchyard');
-          // Warm up connection pools, JIT and caches before measuring.
-          await load({ ...request, seconds: 2, cpus: LOAD_CPU });
+          return {
+            target,
+            ours: target.startsWith('switchyard'),
+            request: { ...address, body: bodyOf(model, kind), connections, cpus: LOAD_CPU },
+            loads: [] as LoadResult[],
+            gatewaySeconds: 0,
+            suiteSeconds: { edge: 0, router: 0, metering: 0, redis: 0, postgres: 0 },
+          };
+        });
+        // Warm up connection pools, JIT and caches on every path before measuring any.
+        for (const { request, ours } of cases) {
+          await load({ ...request, seconds: 2 });
           if (ours) await settled(database.url);
-          const gatewayPid = ours ? processes.edge : target === 'floor' ? floor.pid! : portkey.pid!;
-          const gatewayBefore = await cpuSeconds(gatewayPid);
-          const suiteBefore = ours ? await suiteCpu(processes) : null;
-          const result = await load({ ...request, seconds: SECONDS, cpus: LOAD_CPU });
-          if (ours) await settled(database.url);
-          const gatewayUsed = (await cpuSeconds(gatewayPid)) - gatewayBefore;
-          const suiteAfter = ours ? await suiteCpu(processes) : null;
+        }
+        // The targets take turns, each round starting one later, so none is measured only
+        // while the machine is in one mood (single-connection figures drift by a tenth of a
+        // millisecond from one window to the next here).
+        for (let round = 0; round < ROUNDS; round++) {
+          for (let turn = 0; turn < cases.length; turn++) {
+            const measured = cases[(round + turn) % cases.length]!;
+            const gatewayPid = gatewayPidOf(measured.target);
+            const gatewayBefore = await cpuSeconds(gatewayPid);
+            const suiteBefore = measured.ours ? await suiteCpu(processes) : null;
+            measured.loads.push(await load({ ...measured.request, seconds: SLOT_SECONDS }));
+            if (measured.ours) await settled(database.url);
+            measured.gatewaySeconds += (await cpuSeconds(gatewayPid)) - gatewayBefore;
+            if (suiteBefore) {
+              const suiteAfter = await suiteCpu(processes);
+              for (const part of SUITE_PARTS)
+                measured.suiteSeconds[part] += suiteAfter[part] - suiteBefore[part];
+            }
+          }
+        }
+        for (const measured of cases) {
+          const { target, request } = measured;
+          const result = combined(measured.loads);
           const ttft =
             kind === 'stream'
               ? await timeToFirstToken({ ...request, seconds: Math.max(3, SECONDS / 2) })
@@ -312,20 +349,15 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
             result,
             ttftP50Ms: ttft?.p50Ms ?? null,
             ttftP99Ms: ttft?.p99Ms ?? null,
-            gatewayCpuMicros: target === 'direct' ? null : perRequest(gatewayUsed),
-            suiteCpuMicros:
-              suiteBefore && suiteAfter
-                ? (Object.fromEntries(
-                    Object.entries(suiteAfter).map(([part, seconds]) => [
-                      part,
-                      perRequest(seconds - suiteBefore[part as SuitePart]),
-                    ]),
-                  ) as Record<SuitePart, number>)
-                : null,
+            gatewayCpuMicros: target === 'direct' ? null : perRequest(measured.gatewaySeconds),
+            suiteCpuMicros: measured.ours
+              ? (Object.fromEntries(
+                  SUITE_PARTS.map((part) => [part, perRequest(measured.suiteSeconds[part])]),
+                ) as Record<SuitePart, number>)
+              : null,
           };
           rows.push(row);
           log(formatRow(row));
-          if (ours) await settled(database.url);
         }
       }
     }

@@ -92,6 +92,30 @@ export async function load(options: {
   };
 }
 
+/**
+ * Short loads of one case, taken in turns with other cases, as one result: requests,
+ * seconds and errors summed; the latency percentiles, which do not add up, as the median
+ * of the loads'.
+ */
+export function combined(loads: LoadResult[]): LoadResult {
+  const sum = (value: (load: LoadResult) => number) => loads.reduce((a, l) => a + value(l), 0);
+  const median = (value: (load: LoadResult) => number) => {
+    const sorted = loads.map(value).sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  };
+  const requests = sum((l) => l.requests);
+  const seconds = sum((l) => l.seconds);
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50Ms: median((l) => l.p50Ms),
+    p99Ms: median((l) => l.p99Ms),
+    errors: sum((l) => l.errors),
+  };
+}
+
 export interface FirstTokenResult {
   samples: number;
   p50Ms: number;

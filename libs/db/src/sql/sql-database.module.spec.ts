@@ -7,7 +7,13 @@ import {
   createScratchDatabase,
   type ScratchDatabase,
 } from '../migrate/scratch-database.fixture.js';
-import { SQL_POOL, SqlDatabaseModule, SqlReadiness, type SqlPool } from './sql-database.module.js';
+import {
+  SQL_POOL,
+  SqlDatabaseModule,
+  SqlReadiness,
+  STATEMENT_TIMEOUT_MS,
+  type SqlPool,
+} from './sql-database.module.js';
 
 // The plain-SQL entry point against a migrated database: the pool reads the schema's
 // tables with its types, readiness follows the server, and the pool closes with the app.
@@ -43,6 +49,20 @@ it('reads rows of the Prisma schema with their Postgres types', async () => {
     expect(rows).toEqual([
       { status: TokenStatus.enabled, models: ['gpt-4o', 'gpt-4o-mini'], expiresAt: null },
     ]);
+  } finally {
+    await app.close();
+  }
+});
+
+it('bounds every statement of the pool with a timeout', async () => {
+  const app = await contextFor(database.url);
+  try {
+    const { rows } = await app
+      .get<SqlPool>(SQL_POOL)
+      .query<{ timeout: string }>(
+        `SELECT setting AS timeout FROM pg_settings WHERE name = 'statement_timeout'`,
+      );
+    expect(Number(rows[0]!.timeout)).toBe(STATEMENT_TIMEOUT_MS);
   } finally {
     await app.close();
   }

@@ -16,6 +16,9 @@ import { type DatabaseOptions } from '../database-options.js';
 // (docs/performance.md). The schema stays Prisma's: queries here name its tables and
 // columns, and the tests that use them run against the migrated database.
 
+/** The longest any statement of the pool may run. */
+export const STATEMENT_TIMEOUT_MS = 60_000;
+
 /** The pool's handle, injected where SQL is run. */
 export const SQL_POOL = Symbol('SQL_POOL');
 export type SqlPool = pg.Pool;
@@ -55,6 +58,10 @@ export class SqlDatabaseModule {
               connectionString: options.url,
               max: options.poolSize,
               connectionTimeoutMillis: 5_000,
+              // Set at connection, no round trip of its own: a statement stuck behind a lock
+              // fails after a minute (a settlement is then retried) instead of holding its
+              // connection and its batch for good.
+              statement_timeout: STATEMENT_TIMEOUT_MS,
             });
             // An idle client losing its server is reported here; the next query reconnects.
             pool.on('error', () => undefined);

@@ -17,6 +17,10 @@ function text(block: Block, param: string): string {
 function blocksOf(content: unknown, param: string): Block[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw invalid('`content` must be a string or an array.', param);
+  // The edge checks only a message's own blocks: nested ones (a tool result's, the system's)
+  // reach here as the client sent them.
+  const index = content.findIndex((block) => typeof block !== 'object' || block === null);
+  if (index >= 0) throw invalid('Content blocks are objects with a `type`.', `${param}[${index}]`);
   return content as Block[];
 }
 
@@ -47,14 +51,9 @@ function unconvertible(block: Block, param: string): never {
 function toolResultText(block: Block, param: string): string {
   if (block.content === undefined) return '';
   return blocksOf(block.content, `${param}.content`)
-    .map((part: unknown, index) => {
-      const where = `${param}.content[${index}]`;
-      // Unlike the message's own blocks, the edge has not checked these.
-      if (typeof part !== 'object' || part === null)
-        throw invalid('A tool result holds content blocks with a `type`.', where);
-      const block = part as Block;
-      return block.type === 'text' ? text(block, where) : unconvertible(block, param);
-    })
+    .map((part, index) =>
+      part.type === 'text' ? text(part, `${param}.content[${index}]`) : unconvertible(part, param),
+    )
     .join('');
 }
 

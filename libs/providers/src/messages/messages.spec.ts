@@ -269,6 +269,7 @@ describe('Anthropic requests to OpenAI chat completions', () => {
   // reaches the conversion as the client sent it, and must be a 400, never a TypeError.
   it.each([
     ['a tool that is no object', { tools: [null] }, 'tools[0]'],
+    ['a system block that is no object', { system: [null] }, 'system[0]'],
     [
       'a tool result part that is no block',
       {

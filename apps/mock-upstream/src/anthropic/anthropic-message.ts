@@ -33,7 +33,29 @@ export type MessageAnswer =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-/** What Anthropic would refuse with a 400, or null when the request is well formed. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Where a list of content blocks holds something that is no block, in Anthropic's words. */
+function invalidBlocks(blocks: unknown[], path: string): string | null {
+  const index = blocks.findIndex((block) => !isObject(block) || typeof block.type !== 'string');
+  return index < 0 ? null : `${path}.${index}: Input should be a valid dictionary`;
+}
+
+/** A tool result holds text or a list of blocks. */
+function invalidToolResultContent(content: unknown, index: number): string | null {
+  if (typeof content === 'string') return null;
+  const path = `messages.${index}.content.tool_result.content`;
+  if (!Array.isArray(content)) return `${path}: Input should be a valid list`;
+  return invalidBlocks(content, path);
+}
+
+/**
+ * What Anthropic would refuse with a 400, or null when the request is well formed. The
+ * shapes the mock reads are checked, as Anthropic checks them, so that bad input is the
+ * caller's 400 rather than the mock's 500.
+ */
 export function invalidMessages(body: unknown): string | null {
   const request = body as Partial<MessagesRequest> | null;
   if (typeof request?.model !== 'string') return 'model: Field required';
@@ -41,13 +63,32 @@ export function invalidMessages(body: unknown): string | null {
     return 'max_tokens: Field required';
   if (!Array.isArray(request.messages) || request.messages.length === 0)
     return 'messages: at least one message is required';
+  const { system, tools, tool_choice: choice } = request as Record<string, unknown>;
+  if (system != null && typeof system !== 'string') {
+    if (!Array.isArray(system)) return 'system: Input should be a valid list';
+    const invalid = invalidBlocks(system, 'system');
+    if (invalid) return invalid;
+  }
+  if (tools != null) {
+    if (!Array.isArray(tools)) return 'tools: Input should be a valid list';
+    const index = tools.findIndex((tool) => !isObject(tool) || typeof tool.name !== 'string');
+    if (index >= 0) return `tools.${index}.name: Field required`;
+  }
+  if (choice != null && !(isObject(choice) && typeof choice.type === 'string'))
+    return 'tool_choice: Input should be a valid dictionary';
   const toolUses = new Set<string>();
   for (const [index, message] of request.messages.entries()) {
     if (message?.role !== 'user' && message?.role !== 'assistant')
       return `messages.${index}.role: Input should be 'user' or 'assistant'`;
     if (typeof message.content === 'string') continue;
     if (!Array.isArray(message.content)) return `messages.${index}.content: Field required`;
+    const invalid = invalidBlocks(message.content, `messages.${index}.content`);
+    if (invalid) return invalid;
     for (const block of message.content) {
+      if (block.type === 'tool_result' && block.content != null) {
+        const invalidContent = invalidToolResultContent(block.content, index);
+        if (invalidContent) return invalidContent;
+      }
       if (block.type === 'tool_use' && block.id) toolUses.add(block.id);
       if (block.type === 'tool_result' && !toolUses.has(block.tool_use_id ?? ''))
         return `messages.${index}: tool_result block(s) provided without a preceding tool_use with id ${block.tool_use_id}`;

@@ -155,6 +155,40 @@ describe('mock-upstream: Anthropic Messages API', () => {
     expect(noBudget.body.error.message).toBe('max_tokens: Field required');
   });
 
+  it('refuses tools, system and content blocks that are not objects with a 400, as Anthropic does', async () => {
+    const malformed: [Record<string, unknown>, string][] = [
+      [{ tools: [null] }, 'tools.0.name: Field required'],
+      [{ tools: [{ name: 'w' }, 'x'] }, 'tools.1.name: Field required'],
+      [{ tool_choice: { type: 3 } }, 'tool_choice: Input should be a valid dictionary'],
+      [{ system: [null] }, 'system.0: Input should be a valid dictionary'],
+      [
+        {
+          messages: [
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'w', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [7] }] },
+          ],
+        },
+        'messages.1.content.tool_result.content.0: Input should be a valid dictionary',
+      ],
+      [
+        { messages: [{ role: 'user', content: [null] }] },
+        'messages.0.content.0: Input should be a valid dictionary',
+      ],
+    ];
+    for (const [change, message] of malformed) {
+      const refused = await request(app.getHttpServer())
+        .post('/v1/messages')
+        .set('x-api-key', 'sk-ant-a')
+        .set('anthropic-version', '2023-06-01')
+        .send({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'x' }], ...change })
+        .expect(400);
+      expect(refused.body).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message },
+      });
+    }
+  });
+
   it("refuses a body it cannot parse in Anthropic's error shape too", async () => {
     for (const path of ['/v1/messages', '/v1/messages/count_tokens']) {
       for (const body of ['{"model":', '{"model":"c","system":"\\ud800"}']) {

@@ -52,7 +52,9 @@ const ROUNDS = 3;
 const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const UPSTREAM_KEY = 'sk-bench-upstream';
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
-const EDGE_NODE_FLAGS = (process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16')
+const EDGE_NODE_FLAGS = (
+  process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=50'
+)
   .split(' ')
   .filter(Boolean);
 const BARE_PROXY = fileURLToPath(new URL('../lib/bare-proxy.js', import.meta.url));

@@ -1,4 +1,4 @@
-import { StreamObserver, summarizeJson, WholeEvents } from './stream-observer.js';
+import { StreamObserver, summarizeEvents, summarizeJson, WholeEvents } from './stream-observer.js';
 
 const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -22,8 +22,35 @@ describe('StreamObserver', () => {
     expect(observer.summary()).toEqual({
       usage: { promptTokens: 7, completionTokens: 2 },
       model: 'gpt-4o-2024-08-06',
-      completionText: 'Hello',
+      // Metering counts text only when no usage came; with usage it is not collected.
+      completionText: '',
     });
+  });
+
+  it('finds usage an earlier event reported when the last one did not', () => {
+    const text =
+      event({ model: 'm', choices: [{ delta: { content: 'Hi' } }] }) +
+      event({ model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } }) +
+      event({ model: 'm', choices: [{ delta: {}, finish_reason: 'stop' }] }) +
+      'data: [DONE]\n\n';
+    expect(summarizeEvents(text)).toEqual({
+      usage: { promptTokens: 3, completionTokens: 1 },
+      model: 'm',
+      completionText: '',
+    });
+  });
+
+  it("skips events of any other shape than OpenAI's chunks without failing", () => {
+    const text =
+      'data: null\n\n' +
+      'data: 5\n\n' +
+      event({ choices: 5 }) +
+      event({ model: 7, choices: [null, { delta: 'x' }, { delta: { tool_calls: 'x' } }] }) +
+      event({ choices: [{ delta: { tool_calls: [null, { function: { name: 3 } }] } }] }) +
+      event({ model: 'm', choices: [{ delta: { content: 'ok', function_call: 'x' } }] }) +
+      event({ usage: { prompt_tokens: 'many' } }) +
+      'data: [DONE]\n\n';
+    expect(summarizeEvents(text)).toEqual({ usage: null, model: 'm', completionText: 'ok' });
   });
 
   it('collects the text of content, tool calls and function calls when no usage came', () => {

@@ -12,6 +12,7 @@ const DONE_AT_END = /data: ?\[DONE\]\s*$/;
 export interface StreamSummary {
   usage: ReportedUsage | null;
   model: string | null;
+  /** What the model wrote, for metering to count; collected only when no usage came. */
   completionText: string;
 }
 
@@ -21,7 +22,7 @@ export class StreamObserver {
   private tail = '';
 
   see(chunk: Buffer): void {
-    this.tail = (this.tail + chunk.toString('latin1')).slice(-TAIL_BYTES);
+    this.tail = (this.tail + chunk.subarray(-TAIL_BYTES).toString('latin1')).slice(-TAIL_BYTES);
     if (this.kept >= KEEP_LIMIT_BYTES) return;
     this.chunks.push(chunk);
     this.kept += chunk.length;
@@ -37,38 +38,77 @@ export class StreamObserver {
   }
 }
 
+/**
+ * A stream's usage comes in its last event (OpenAI's `include_usage` chunk), and its model in
+ * the first: when the last reports usage, the events between are not parsed at all, which
+ * for an answer of a few hundred events is most of the work. Without usage every event is
+ * read for the text metering counts instead.
+ */
 export function summarizeEvents(text: string): StreamSummary {
-  let usage: ReportedUsage | null = null;
+  const events = text.split('\n').filter((line) => line.startsWith('data:'));
+  let last: Partial<ChatCompletionChunk> | null = null;
+  for (let i = events.length - 1; i >= 0 && !last; i--) last = chunkOf(events[i]!);
+  const usage = usageOf(last);
+  if (usage) {
+    let model: string | null = null;
+    for (let i = 0; i < events.length && !model; i++) model = modelOf(chunkOf(events[i]!));
+    return { usage, model, completionText: '' };
+  }
   let model: string | null = null;
   let completionText = '';
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('data:')) continue;
-    const data = line.slice(5).trim();
-    if (data === '' || data === '[DONE]') continue;
-    let chunk: Partial<ChatCompletionChunk>;
-    try {
-      chunk = JSON.parse(data) as Partial<ChatCompletionChunk>;
-    } catch {
-      continue;
-    }
-    if (!model && typeof chunk.model === 'string') model = chunk.model;
-    if (chunk.usage && typeof chunk.usage.prompt_tokens === 'number') {
-      usage = {
-        promptTokens: chunk.usage.prompt_tokens,
-        completionTokens: chunk.usage.completion_tokens ?? 0,
-        ...cachedOf(chunk.usage),
-      };
-    }
-    for (const choice of chunk.choices ?? []) {
-      const delta = choice.delta ?? {};
+  let reported: ReportedUsage | null = null;
+  for (const line of events) {
+    const chunk = chunkOf(line);
+    if (!chunk) continue;
+    model ??= modelOf(chunk);
+    reported = usageOf(chunk) ?? reported;
+    // What an upstream sends is not trusted to have OpenAI's shape: anything else is skipped.
+    for (const choice of listOf(chunk.choices)) {
+      const delta = choice?.delta ?? {};
       if (typeof delta.content === 'string') completionText += delta.content;
-      for (const call of delta.tool_calls ?? [])
-        completionText += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+      for (const call of listOf(delta.tool_calls))
+        completionText += textOf(call?.function?.name) + textOf(call?.function?.arguments);
       if (delta.function_call)
-        completionText += (delta.function_call.name ?? '') + (delta.function_call.arguments ?? '');
+        completionText += textOf(delta.function_call.name) + textOf(delta.function_call.arguments);
     }
   }
-  return { usage, model, completionText };
+  return { usage: reported, model, completionText: reported ? '' : completionText };
+}
+
+/** The chunk a `data:` line carries; null for `[DONE]`, an empty line or what is not JSON. */
+function chunkOf(line: string): Partial<ChatCompletionChunk> | null {
+  const data = line.slice(5).trim();
+  if (data === '' || data === '[DONE]') return null;
+  try {
+    const chunk = JSON.parse(data) as unknown;
+    return typeof chunk === 'object' && chunk !== null
+      ? (chunk as Partial<ChatCompletionChunk>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function listOf<T>(value: T[] | null | undefined): (T | null)[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function modelOf(chunk: Partial<ChatCompletionChunk> | null): string | null {
+  return typeof chunk?.model === 'string' ? chunk.model : null;
+}
+
+function usageOf(chunk: Partial<ChatCompletionChunk> | null): ReportedUsage | null {
+  const usage = chunk?.usage;
+  if (!usage || typeof usage.prompt_tokens !== 'number') return null;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
+    ...cachedOf(usage),
+  };
 }
 
 /** Usage and model from a whole JSON response of any endpoint. */

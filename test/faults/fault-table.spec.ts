@@ -334,6 +334,16 @@ describe('faults: the books balance after each fault', () => {
       });
     });
 
+    it('a stream of events in another shape than chunks is relayed as sent, and metered', async () => {
+      const body = `data: null\n\ndata: {"choices":5}\n\n${CHUNK('ok')}data: [DONE]\n\n`;
+      const answer = await ask(
+        await misbehaving({ body, contentType: 'text/event-stream' }, false),
+        true,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body).toBe(body);
+    });
+
     it('every answer above is metered once, as docs/reliability.md says', async () => {
       const books = await usageRows(stack.databaseUrl, token.id, answers.length);
       await expectBalanced(stack.databaseUrl, token.id, answers, books);

@@ -27,6 +27,23 @@ describe('StreamObserver', () => {
     });
   });
 
+  it('reads usage from the end of a stream longer than what it keeps of it', () => {
+    const observer = new StreamObserver();
+    const content = event({ model: 'm', choices: [{ delta: { content: 'x'.repeat(16_000) } }] });
+    const middle = Buffer.from(content);
+    for (let i = 0; i < 600; i++) observer.see(middle);
+    observer.see(
+      Buffer.from(event({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 600 } })),
+    );
+    observer.see(Buffer.from('data: [DONE]\n\n'));
+    expect(observer.ended).toBe(true);
+    expect(observer.summary()).toEqual({
+      usage: { promptTokens: 1, completionTokens: 600 },
+      model: 'm',
+      completionText: '',
+    });
+  });
+
   it('finds usage an earlier event reported when the last one did not', () => {
     const text =
       event({ model: 'm', choices: [{ delta: { content: 'Hi' } }] }) +

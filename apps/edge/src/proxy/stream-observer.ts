@@ -5,8 +5,11 @@ import type { ChatCompletionChunk, ReportedUsage } from '@switchyard/contracts';
 // it reported none) and the model name it answered with.
 
 const KEEP_LIMIT_BYTES = 8 * 1024 * 1024;
-/** Enough of a stream's end to find its `data: [DONE]` event in. */
-const TAIL_BYTES = 32;
+/**
+ * How much of a stream's start and end is kept apart: the first event names the model, the
+ * last reports the usage (OpenAI's `include_usage` chunk) and `[DONE]` ends it.
+ */
+const END_BYTES = 16 * 1024;
 const DONE_AT_END = /data: ?\[DONE\]\s*$/;
 
 export interface StreamSummary {
@@ -19,10 +22,15 @@ export interface StreamSummary {
 export class StreamObserver {
   private readonly chunks: Buffer[] = [];
   private kept = 0;
-  private tail = '';
+  /** The latest chunks, at least END_BYTES of them while the stream is that long. */
+  private readonly recent: Buffer[] = [];
+  private recentBytes = 0;
 
   see(chunk: Buffer): void {
-    this.tail = (this.tail + chunk.subarray(-TAIL_BYTES).toString('latin1')).slice(-TAIL_BYTES);
+    this.recent.push(chunk);
+    this.recentBytes += chunk.length;
+    while (this.recentBytes - this.recent[0]!.length >= END_BYTES)
+      this.recentBytes -= this.recent.shift()!.length;
     if (this.kept >= KEEP_LIMIT_BYTES) return;
     this.chunks.push(chunk);
     this.kept += chunk.length;
@@ -30,34 +38,34 @@ export class StreamObserver {
 
   /** Whether the stream so far ends with OpenAI's last event; one that stops before it was cut. */
   get ended(): boolean {
-    return DONE_AT_END.test(this.tail);
+    return DONE_AT_END.test(this.end().toString('latin1'));
   }
 
+  /**
+   * When the last event reports usage, only the stream's two ends are read: the events
+   * between are neither decoded nor parsed, which for an answer of a few hundred events is
+   * most of the work. Without usage every event is read for the text metering counts.
+   */
   summary(): StreamSummary {
+    const usage = usageOf(lastChunk(this.end().toString('utf8')));
+    if (usage) {
+      const start = Buffer.concat(this.chunks, Math.min(this.kept, END_BYTES));
+      return { usage, model: firstModel(start.toString('utf8')), completionText: '' };
+    }
     return summarizeEvents(Buffer.concat(this.chunks).toString('utf8'));
+  }
+
+  private end(): Buffer {
+    return Buffer.concat(this.recent, this.recentBytes).subarray(-END_BYTES);
   }
 }
 
-/**
- * A stream's usage comes in its last event (OpenAI's `include_usage` chunk), and its model in
- * the first: when the last reports usage, the events between are not parsed at all, which
- * for an answer of a few hundred events is most of the work. Without usage every event is
- * read for the text metering counts instead.
- */
+/** Usage, model and (without usage) the text of a whole event stream. */
 export function summarizeEvents(text: string): StreamSummary {
-  const events = text.split('\n').filter((line) => line.startsWith('data:'));
-  let last: Partial<ChatCompletionChunk> | null = null;
-  for (let i = events.length - 1; i >= 0 && !last; i--) last = chunkOf(events[i]!);
-  const usage = usageOf(last);
-  if (usage) {
-    let model: string | null = null;
-    for (let i = 0; i < events.length && !model; i++) model = modelOf(chunkOf(events[i]!));
-    return { usage, model, completionText: '' };
-  }
   let model: string | null = null;
   let completionText = '';
   let reported: ReportedUsage | null = null;
-  for (const line of events) {
+  for (const line of text.split('\n')) {
     const chunk = chunkOf(line);
     if (!chunk) continue;
     model ??= modelOf(chunk);
@@ -75,8 +83,33 @@ export function summarizeEvents(text: string): StreamSummary {
   return { usage: reported, model, completionText: reported ? '' : completionText };
 }
 
-/** The chunk a `data:` line carries; null for `[DONE]`, an empty line or what is not JSON. */
+/** The last chunk of the events in `text`, read from its end. */
+function lastChunk(text: string): Partial<ChatCompletionChunk> | null {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const chunk = chunkOf(text.slice(start, end));
+    if (chunk) return chunk;
+    end = start - 1;
+  }
+  return null;
+}
+
+/** The model the first of the events in `text` that names one names. */
+function firstModel(text: string): string | null {
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const model = modelOf(chunkOf(text.slice(start, end < 0 ? undefined : end)));
+    if (model || end < 0) return model;
+    start = end + 1;
+  }
+  return null;
+}
+
+/** The chunk a `data:` line carries; null for `[DONE]`, any other line or what is not JSON. */
 function chunkOf(line: string): Partial<ChatCompletionChunk> | null {
+  if (!line.startsWith('data:')) return null;
   const data = line.slice(5).trim();
   if (data === '' || data === '[DONE]') return null;
   try {

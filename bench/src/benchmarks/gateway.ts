@@ -53,7 +53,7 @@ const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const UPSTREAM_KEY = 'sk-bench-upstream';
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
 const EDGE_NODE_FLAGS = (
-  process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=50'
+  process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=100'
 )
   .split(' ')
   .filter(Boolean);

@@ -192,7 +192,8 @@ describe('channels', () => {
   });
 
   it('takes a bedrock channel with an AWS key pair and a region, refusing anything else with a clear 400', async () => {
-    const withToken = `${AWS_KEY_PAIR}:IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKEN`;
+    // STS session tokens run to a thousand characters and more.
+    const withToken = `${AWS_KEY_PAIR}:IQoJb3JpZ2luX2Vj${'A'.repeat(1800)}EXAMPLESESSIONTOKEN`;
     const bedrock = await create({
       provider: 'bedrock',
       providerSettings: { region: 'us-west-2' },

@@ -40,7 +40,7 @@ const PRICES = {
   'mt-family-large*': [5_000_000, 6_000_000],
 } as const;
 
-/** The expected price of a model, by the rule: exact, then longest prefix, then default. */
+/** The expected price of these models, by the rule: the most specific entry, then default. */
 function priceOf(model: string): readonly [number, number] {
   if (model === 'mt-exact') return PRICES['mt-exact'];
   if (model.startsWith('mt-family-large')) return PRICES['mt-family-large*'];

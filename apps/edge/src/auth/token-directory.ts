@@ -43,7 +43,7 @@ interface TokenRow {
   rateLimit: number | null;
 }
 
-// Plain SQL rather than the Prisma client: this is the edge's only query (see
+// Plain SQL rather than the Prisma client, as for every query of the edge (see
 // libs/db/src/sql). Quotas are bigint; they are compared here, not carried into JavaScript.
 const FIND_TOKEN = `
   SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",

@@ -7,7 +7,7 @@ import { type FastifyInstance } from 'fastify';
 
 // The administrators' dashboard (apps/dashboard) at `/`, beside the API it talks to at
 // `/api` on the same origin. `/v1` and `/api` are never the app's: an unknown path there
-// stays a JSON error (docs/architecture.md, "Dashboard").
+// stays a JSON error (docs/architecture.md, "Web UIs").
 
 export const API_PREFIXES = ['/v1', '/api'];
 

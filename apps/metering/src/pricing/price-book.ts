@@ -18,8 +18,9 @@ const MAX_REPORTED_MODELS = 10_000;
 
 /**
  * The model price table, cached in memory and read again on `price.changed`. Requests are
- * priced by their requested model (exact name, then longest prefix), then by the model the
- * upstream resolved it to, and otherwise at DEFAULT_MODEL_PRICE, which is logged once per model.
+ * priced by their requested model (its most specific matching entry: docs/architecture.md,
+ * "Model patterns"), then by the model the upstream resolved it to, and otherwise at
+ * DEFAULT_MODEL_PRICE, which is logged once per model.
  */
 @Injectable()
 export class PriceBook implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -46,6 +46,32 @@ export default tseslint.config(
     },
   },
   {
+    // The domain kernel runs in browsers too: no Node, Redis, database or Nest imports.
+    files: ['libs/domain/src/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'node:*',
+                'ioredis',
+                'pg',
+                'bullmq',
+                '@prisma/*',
+                '@nestjs/*',
+                '@switchyard/*',
+              ],
+              message: 'libs/domain is browser-safe and depends on nothing of the suite.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Command-line entry points and tests may talk to the terminal.
     files: ['**/*.spec.ts', '**/cli.ts', '**/*-cli.ts', 'test/**', 'bench/**', 'deploy/**'],
     rules: { 'no-console': 'off' },

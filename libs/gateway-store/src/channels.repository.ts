@@ -6,7 +6,7 @@ import {
   type ChannelKey,
   type ChannelStatus,
 } from '@switchyard/db';
-import { modelMatchSql } from '@switchyard/routing';
+import { modelMatchSql } from '@switchyard/domain';
 import { type Db } from './db.js';
 
 export type ChannelWithKeys = Channel & { keys: ChannelKey[] };

@@ -8,22 +8,6 @@ export {
   type LimiterOptions,
 } from './account-limiter.js';
 export {
-  allowedByList,
-  compareSpecificity,
-  isModelName,
-  isModelPattern,
-  isWildcard,
-  matchesModel,
-  MAX_MODEL_LENGTH,
-  MODEL_NAME_RULE,
-  MODEL_PATTERN_RULE,
-  modelMatchSql,
-  mostSpecificMatch,
-  parseModelPattern,
-  type ModelPattern,
-  type ModelPatternKind,
-} from './model-pattern.js';
-export {
   RoutingTable,
   weightedOrder,
   type Candidate,

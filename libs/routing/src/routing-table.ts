@@ -1,5 +1,5 @@
 import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
-import { isWildcard, matchesModel } from './model-pattern.js';
+import { isWildcard, matchesModel } from '@switchyard/domain';
 
 // The selection policy, shared by the router and every edge: among the channels that serve
 // the model for the token's group and may take traffic, the highest priority tier first;

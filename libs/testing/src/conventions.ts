@@ -14,9 +14,9 @@ export interface SourceQuery {
 }
 
 const SKIPPED = new Set(['node_modules', 'dist', 'generated', 'coverage']);
-const TEST_FILE = /\.(spec|fixture)\.ts$|(^|\/)testing\//;
+const TEST_FILE = /\.(spec|fixture)\.tsx?$|(^|\/)testing\//;
 
-/** TypeScript sources under `roots`, as paths relative to the repository root. */
+/** TypeScript sources (`.ts` and `.tsx`) under `roots`, as paths relative to the repository root. */
 export function sourceFiles({ roots, tests = false }: SourceQuery): string[] {
   const files: string[] = [];
   const walk = (relative: string): void => {
@@ -24,7 +24,7 @@ export function sourceFiles({ roots, tests = false }: SourceQuery): string[] {
       const child = path.posix.join(relative, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED.has(entry.name)) walk(child);
-      } else if (child.endsWith('.ts') && !child.endsWith('.d.ts')) {
+      } else if (/\.tsx?$/.test(child) && !child.endsWith('.d.ts')) {
         if (tests || !TEST_FILE.test(child)) files.push(child);
       }
     }

@@ -9,7 +9,7 @@ import {
   type ChannelWithKeys,
   type SealedKey,
 } from '@switchyard/gateway-store';
-import { isWildcard } from '@switchyard/routing';
+import { isWildcard } from '@switchyard/domain';
 import { SecretCipher, SecretCipherError, lastFour, sha256Hex } from '@switchyard/security';
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';

@@ -11,10 +11,10 @@ import {
   isModelPattern,
   MODEL_NAME_RULE,
   MODEL_PATTERN_RULE,
-} from '@switchyard/routing';
+} from '@switchyard/domain';
 
 // Field rules shared by several features, each with a message that says what is expected.
-// Model names and patterns follow the one language of @switchyard/routing
+// Model names and patterns follow the one language of @switchyard/domain
 // (docs/architecture.md, "Model patterns").
 
 export function IsModelName(options?: ValidationOptions): PropertyDecorator {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, PrismaService, type ModelPrice } from '@switchyard/db';
-import { modelMatchSql } from '@switchyard/routing';
+import { modelMatchSql } from '@switchyard/domain';
 import { type Db } from '../common/db.js';
 
 export interface UnpricedRow {

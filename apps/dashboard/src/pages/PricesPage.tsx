@@ -1,3 +1,4 @@
+import { PriceTable } from '@switchyard/domain';
 import {
   DataTable,
   ProblemNotice,
@@ -32,12 +33,6 @@ async function allPrices(): Promise<Schemas['PriceResponse'][]> {
   }
 }
 
-function isPriced(model: string, prices: string[]): boolean {
-  return prices.some((price) =>
-    price.endsWith('*') ? model.startsWith(price.slice(0, -1)) : price === model,
-  );
-}
-
 export function PricesPage() {
   const canEdit = useCanEdit();
   const notify = useToast();
@@ -69,9 +64,12 @@ export function PricesPage() {
   }, [prices.data]);
 
   const unpriced = useMemo(() => {
-    const names = rows.map((row) => row.model);
+    // The price table as metering reads it, so every entry kind (`*-all` too) counts.
+    const table = new PriceTable(
+      rows.map((row) => ({ model: row.model, inputPrice: 0, outputPrice: 0 })),
+    );
     return (seen.data?.items ?? []).filter(
-      (item) => item.key !== null && !isPriced(item.key, names),
+      (item) => item.key !== null && table.find(item.key) === undefined,
     );
   }, [rows, seen.data]);
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { allowedByList } from '@switchyard/routing';
+import { allowedByList } from '@switchyard/domain';
 import { sha256Hex } from '@switchyard/security';
 import { TokenDirectory, type GatewayToken } from './token-directory.js';
 

@@ -10,7 +10,7 @@ import { type UnpricedModelPolicy } from '@switchyard/config';
 import { Events, GatewayError } from '@switchyard/contracts';
 import { SQL_POOL, type SqlPool } from '@switchyard/db/sql';
 import { OnEvent } from '@switchyard/messaging';
-import { allowedByList } from '@switchyard/routing';
+import { allowedByList } from '@switchyard/domain';
 import { type GatewayToken } from '../auth/token-directory.js';
 
 // Which models have a price, for the `refuse` policy of UNPRICED_MODELS: a token with a

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Req } from '@nestjs/common';
 import { GatewayError, type ModelList, type ModelObject } from '@switchyard/contracts';
-import { allowedByList } from '@switchyard/routing';
+import { allowedByList } from '@switchyard/domain';
 import { type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RoutingState } from '../routing/routing-state.js';

@@ -5,8 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { MeteringEnv } from '@switchyard/config';
-import { type TokenPrice } from './cost.js';
-import { PriceTable, type ResolvedPrice } from './price-table.js';
+import { PriceTable, type ResolvedPrice, type TokenPrice } from '@switchyard/domain';
 import { PricingRepository } from './pricing.repository.js';
 
 /** A safety net for a `price.changed` event missed while Redis was away. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '@switchyard/db';
-import { type PriceEntry } from './price-table.js';
+import { type PriceEntry } from '@switchyard/domain';
 
 @Injectable()
 export class PricingRepository {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UsageRecord } from '@switchyard/contracts';
 import { payloadValidator } from '@switchyard/messaging';
-import { costOf } from '../pricing/cost.js';
+import { costOf } from '@switchyard/domain';
 import { PriceBook } from '../pricing/price-book.js';
 import { TokenCounter } from '@switchyard/providers';
 

@@ -1,11 +1,11 @@
+import { type TokenPrice } from './cost.js';
 import {
   compareSpecificity,
   isWildcard,
   matchesModel,
   parseModelPattern,
   type ModelPatternKind,
-} from '@switchyard/routing';
-import { type TokenPrice } from './cost.js';
+} from './model-pattern.js';
 
 export interface PriceEntry extends TokenPrice {
   /** An entry of the model pattern language: exact, `prefix*` or `*suffix`. */

@@ -1,0 +1,22 @@
+// The rules the gateway applies wherever they are needed, in one place: services, the
+// dashboard and the chat web app import them from here, so none re-derives a rule. Nothing
+// here imports Node, Redis or a database client (tsconfig.build.json compiles it without
+// Node's types, and lint refuses such imports).
+export { costOf, type TokenPrice } from './cost.js';
+export {
+  allowedByList,
+  compareSpecificity,
+  isModelName,
+  isModelPattern,
+  isWildcard,
+  matchesModel,
+  MAX_MODEL_LENGTH,
+  MODEL_NAME_RULE,
+  MODEL_PATTERN_RULE,
+  modelMatchSql,
+  mostSpecificMatch,
+  parseModelPattern,
+  type ModelPattern,
+  type ModelPatternKind,
+} from './model-pattern.js';
+export { PriceTable, type PriceEntry, type PriceMatch, type ResolvedPrice } from './prices.js';

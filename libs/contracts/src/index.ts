@@ -1,4 +1,16 @@
-export * from './errors.js';
+// Error codes and their statuses are part of the wire contract, owned by libs/domain (the
+// browsers render them too).
+export {
+  API_ERRORS,
+  ApiError,
+  GATEWAY_ERRORS,
+  GatewayError,
+  type ApiErrorBody,
+  type ApiErrorCode,
+  type ApiErrorOptions,
+  type GatewayErrorCode,
+  type OpenAIErrorBody,
+} from '@switchyard/domain';
 export * from './events.js';
 export * from './messages.js';
 export * from './openai.js';

@@ -4,6 +4,17 @@
 // Node's types, and lint refuses such imports).
 export { costOf, type TokenPrice } from './cost.js';
 export {
+  API_ERRORS,
+  ApiError,
+  GATEWAY_ERRORS,
+  GatewayError,
+  type ApiErrorBody,
+  type ApiErrorCode,
+  type ApiErrorOptions,
+  type GatewayErrorCode,
+  type OpenAIErrorBody,
+} from './errors.js';
+export {
   allowedByList,
   compareSpecificity,
   isModelName,

@@ -1,5 +1,4 @@
 import { ApiError, GATEWAY_ERRORS, GatewayError } from './errors.js';
-import { isRetryableOutcome, outcomeOfStatus } from './routing.js';
 
 describe('error contracts', () => {
   it("renders gateway errors in OpenAI's shape with the status of their code", () => {
@@ -40,20 +39,5 @@ describe('error contracts', () => {
     expect(refused.retryAfterSeconds).toBe(30);
     expect(refused.toBody()).toEqual({ error: { code: 'too_many_attempts', message: 'wait' } });
     expect(new ApiError('too_many_attempts', 'wait').retryAfterSeconds).toBeUndefined();
-  });
-
-  it.each([
-    [200, 'ok', false],
-    [401, 'banned', true],
-    [403, 'banned', true],
-    [429, 'rate_limited', true],
-    [408, 'server_error', true],
-    [500, 'server_error', true],
-    [503, 'server_error', true],
-    [400, 'client_error', false],
-    [404, 'client_error', false],
-  ] as const)('classifies upstream status %i as %s (retry: %s)', (status, kind, retry) => {
-    expect(outcomeOfStatus(status)).toBe(kind);
-    expect(isRetryableOutcome(kind)).toBe(retry);
   });
 });

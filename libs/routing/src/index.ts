@@ -1,13 +1,4 @@
 export {
-  AccountLimiter,
-  hasLimits,
-  type AccountLease,
-  type AccountLimits,
-  type AcquireRequest,
-  type AcquireResult,
-  type LimiterOptions,
-} from './account-limiter.js';
-export {
   RoutingTable,
   weightedOrder,
   type Candidate,

@@ -1,7 +1,8 @@
 import { type RoutedChannel, type RoutedKey } from '@switchyard/contracts';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { Registry } from '@switchyard/observability';
-import { AccountLimiter, RoutingTable } from '@switchyard/routing';
+import { AccountLimiter } from '@switchyard/limiter';
+import { RoutingTable } from '@switchyard/routing';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 

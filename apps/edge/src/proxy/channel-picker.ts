@@ -1,13 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
 import { Counter, Registry } from '@switchyard/observability';
-import {
-  AccountLimiter,
-  hasLimits,
-  type AccountLimits,
-  type Candidate,
-  type RoutingTable,
-} from '@switchyard/routing';
+import { AccountLimiter, hasLimits, type AccountLimits } from '@switchyard/limiter';
+import { type Candidate, type RoutingTable } from '@switchyard/routing';
 import { type Attempt } from './exchange.js';
 
 // The pick step: the first candidate, in the policy's order, whose account has room.

@@ -1,5 +1,6 @@
 import { type GatewayEndpoint, type OutcomeKind, type ReportedUsage } from '@switchyard/contracts';
-import { type AccountLease, type Candidate } from '@switchyard/routing';
+import { type AccountLease } from '@switchyard/limiter';
+import { type Candidate } from '@switchyard/routing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type GatewayToken } from '../auth/token-directory.js';
 import { type ParsedBody } from './request-body.js';

@@ -1,6 +1,6 @@
 import { Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
-import { AccountLimiter } from '@switchyard/routing';
+import { AccountLimiter } from '@switchyard/limiter';
 import { SecretCipher } from '@switchyard/security';
 import { KeyVault } from './key-vault.js';
 import { RoutingSnapshotController, RoutingState } from './routing-state.js';

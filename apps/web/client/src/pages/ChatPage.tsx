@@ -13,7 +13,6 @@ import { customModels, initialModel } from '../components/model-choice.js';
 import { ModelPicker } from '../components/ModelPicker.js';
 import { ToolPicker } from '../components/ToolPicker.js';
 import { contextUse, nearLimit } from '../components/context-use.js';
-import { asProblem } from '../errors.js';
 import { Link, navigate, useLoad } from '@switchyard/ui';
 
 let keys = 0;
@@ -269,7 +268,7 @@ export function ChatPage(props: { path: string }) {
             ...(usage ? { usage } : {}),
           })),
         error: (problem) =>
-          updateReply(reply.key, (m) => ({ ...m, pending: false, error: asProblem(problem) })),
+          updateReply(reply.key, (m) => ({ ...m, pending: false, error: problem })),
       },
       controller.signal,
     );

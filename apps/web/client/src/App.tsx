@@ -4,7 +4,7 @@ import { type Me } from './api/types.js';
 import { ErrorNotice } from './components/ErrorNotice.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { AuthPage } from './pages/AuthPage.js';
-import { ChatPage } from './pages/ChatPage.js';
+import { ChatPage } from './pages/chat/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
 import {

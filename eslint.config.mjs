@@ -32,6 +32,7 @@ export default tseslint.config(
                 '!@switchyard/db/sql',
                 '!@switchyard/service/openapi',
                 '!@switchyard/testing/mcp',
+                '!@switchyard/ui/client',
                 '!@switchyard/ui/styles.css',
               ],
               message: 'Import a lib from its package root.',

@@ -11,7 +11,7 @@ import {
   type Section,
   type SessionClient,
 } from '@switchyard/ui';
-import { api, call, explain, session, whenUnauthenticated, type Schemas } from './api/client.js';
+import { api, call, client, explain, session, type Schemas } from './api/client.js';
 import { MeContext } from './me.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { AdministratorsPage } from './pages/AdministratorsPage.js';
@@ -27,13 +27,10 @@ import { UsagePage } from './pages/UsagePage.js';
 /** Signed in with the initial (or a reset) password: nothing else works until it changes. */
 type MustChangePassword = { kind: 'must-change-password' };
 
-const sessionClient: SessionClient<Schemas['AdminProfile']> = {
-  hasToken: () => session.token() !== null,
-  clear: session.clear,
-  whenUnauthenticated,
+const sessionClient: SessionClient<Schemas['AdminProfile']> = client.sessionClient({
   me: () => call(api.GET('/api/auth/me')),
   logout: () => call(api.POST('/api/auth/logout')),
-};
+});
 
 const passwordChangeRequired = (failure: unknown): MustChangePassword | undefined =>
   asProblem(failure).code === 'password_change_required'
@@ -95,7 +92,7 @@ function Dashboard() {
     return (
       <SignInPage
         onSignedIn={(answer) => {
-          session.set(answer.token);
+          session.save(answer.token);
           if (answer.mustChangePassword) setState({ kind: 'must-change-password' });
           else setState({ kind: 'signed-in', me: answer.admin });
         }}

@@ -1,25 +1,25 @@
 import { type ComponentChildren } from 'preact';
-import { asProblem } from './problem.js';
+import { explain as explainIn, type Explanation } from './explain.js';
 
 /**
- * A failure, announced to screen readers. `explain` turns the API's stable code into words
- * for the person looking (each app knows its own codes); the server's message is the fallback.
+ * A failure, announced to screen readers. `explain` (the app's API client's) turns the API's
+ * stable code into words for the person looking; the server's message is the fallback.
  */
 export function ProblemNotice(props: {
   error: unknown;
-  explain?: (code: string, status: number | undefined) => string | undefined;
+  explain?: (error: unknown) => Explanation;
   onDismiss?: () => void;
 }) {
   if (props.error === null || props.error === undefined) return null;
-  const problem = asProblem(props.error);
-  const title = props.explain?.(problem.code, problem.status) ?? problem.message;
+  const explanation = (props.explain ?? plainly)(props.error);
   return (
     <div class="notice notice-error" role="alert">
-      <p class="notice-title">{title}</p>
-      {title !== problem.message && <p class="notice-detail">{problem.message}</p>}
-      {problem.fields && problem.fields.length > 0 && (
+      <p class="notice-title">{explanation.title}</p>
+      {explanation.hint && <p>{explanation.hint}</p>}
+      {explanation.detail && <p class="notice-detail">{explanation.detail}</p>}
+      {explanation.fields && (
         <ul>
-          {problem.fields.map((field) => (
+          {explanation.fields.map((field) => (
             <li key={`${field.field}:${field.message}`}>{field.message}</li>
           ))}
         </ul>
@@ -32,6 +32,8 @@ export function ProblemNotice(props: {
     </div>
   );
 }
+
+const plainly = (error: unknown): Explanation => explainIn(error, { codes: {} });
 
 /** Nothing to show yet, said plainly, with what to do about it. */
 export function EmptyState(props: { children: ComponentChildren }) {

@@ -1,10 +1,10 @@
+export * from './client.js';
 export { DataTable, Pager, sortRows, type Column, type Sort } from './DataTable.js';
 export { LineChart } from './LineChart.js';
 export { ConfirmDialog, Dialog } from './Dialog.js';
 export { SelectField, TextField } from './Field.js';
 export { FormActions } from './FormActions.js';
 export { EmptyState, Loading, ProblemNotice } from './Notice.js';
-export { asProblem, fieldErrors, type FieldProblem, type Problem } from './problem.js';
 export { Link, navigate, usePath } from './router.js';
 export { SectionLayout, type Section } from './SectionLayout.js';
 export { RowButton } from './RowButton.js';

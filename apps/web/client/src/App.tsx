@@ -1,10 +1,10 @@
 import * as chat from './api/chat-api.js';
-import { session, whenUnauthenticated } from './api/http.js';
+import { client } from './api/client.js';
 import { type Me } from './api/types.js';
 import { ErrorNotice } from './components/ErrorNotice.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { AuthPage } from './pages/AuthPage.js';
-import { ChatPage } from './pages/ChatPage.js';
+import { ChatPage } from './pages/chat/ChatPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
 import {
@@ -16,13 +16,7 @@ import {
   type SessionClient,
 } from '@switchyard/ui';
 
-const sessionClient: SessionClient<Me> = {
-  hasToken: () => session.token() !== null,
-  clear: session.clear,
-  whenUnauthenticated,
-  me: chat.me,
-  logout: chat.logout,
-};
+const sessionClient: SessionClient<Me> = client.sessionClient({ me: chat.me, logout: chat.logout });
 
 export function App() {
   return (

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { imagesOf, latestMessages, listMessages, readMessage, sendMessage } from './chat-api.js';
-import { type ApiProblem, setApiOrigin } from './http.js';
+import { type Problem } from '@switchyard/ui/client';
+import { client } from './client.js';
 import { type Usage } from './types.js';
 
 describe('reading streamed and stored replies', () => {
@@ -113,7 +114,7 @@ describe('the chat API over HTTP', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    setApiOrigin(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    client.setOrigin(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   });
 
   beforeEach(() => {
@@ -129,7 +130,7 @@ describe('the chat API over HTTP', () => {
 
   async function send(model?: string) {
     const log: string[] = [];
-    const outcome: { messageId?: number; usage?: Usage; problem?: ApiProblem } = {};
+    const outcome: { messageId?: number; usage?: Usage; problem?: Problem } = {};
     await sendMessage(
       '7',
       { content: 'Draw a cat', ...(model ? { model } : {}) },

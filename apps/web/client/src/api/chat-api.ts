@@ -1,13 +1,5 @@
-import {
-  api,
-  apiUrl,
-  call,
-  failure,
-  headers,
-  networkProblem,
-  problemFrom,
-  type ApiProblem,
-} from './http.js';
+import { asProblem, problemFrom, type Problem } from '@switchyard/ui/client';
+import { client } from './client.js';
 import { readEvents } from './sse.js';
 import {
   type A2aKey,
@@ -131,41 +123,44 @@ function fromMessage(message: Schemas['MessageResponse']): ChatMessage {
 // Users and sessions.
 
 export async function login(username: string, password: string): Promise<string> {
-  const session = await call(api.POST('/api/auth/login', { body: { username, password } }));
+  const session = await client.call(
+    client.api.POST('/api/auth/login', { body: { username, password } }),
+  );
   return session.token;
 }
 
 export async function register(username: string, password: string, email?: string): Promise<void> {
-  await call(
-    api.POST('/api/auth/register', {
+  await client.call(
+    client.api.POST('/api/auth/register', {
       body: { username, password, ...(email ? { email } : {}) },
     }),
   );
 }
 
-export const logout = () => call(api.POST('/api/auth/logout'));
+export const logout = () => client.call(client.api.POST('/api/auth/logout'));
 
-export const me = (): Promise<Me> => call(api.GET('/api/auth/me'));
+export const me = (): Promise<Me> => client.call(client.api.GET('/api/auth/me'));
 
 // Models and conversations.
 
 export async function listModels(): Promise<ChatModel[]> {
-  const models = await call(api.GET('/api/models'));
+  const models = await client.call(client.api.GET('/api/models'));
   return models.items.map((model) => ({ id: model.name, ...model }));
 }
 
-export const preferences = (): Promise<Preferences> => call(api.GET('/api/me/preferences'));
+export const preferences = (): Promise<Preferences> =>
+  client.call(client.api.GET('/api/me/preferences'));
 
 /** Remembers the user's model choice on the server, for all their devices. */
 export const chooseModel = (model: string): Promise<Preferences> =>
-  call(api.PATCH('/api/me/preferences', { body: { model } }));
+  client.call(client.api.PATCH('/api/me/preferences', { body: { model } }));
 
 /** Saves the custom assistant of a public link to the user; it becomes the chosen model. */
 export const addCustomAssistant = (link: string): Promise<Preferences> =>
-  call(api.POST('/api/me/custom-assistants', { body: { link } }));
+  client.call(client.api.POST('/api/me/custom-assistants', { body: { link } }));
 
 export async function listConversations(): Promise<Conversation[]> {
-  return (await call(api.GET('/api/conversations'))).items;
+  return (await client.call(client.api.GET('/api/conversations'))).items;
 }
 
 export const createConversation = (
@@ -173,11 +168,11 @@ export const createConversation = (
   model: string,
   mcpServerIds: number[] = [],
 ): Promise<Conversation> =>
-  call(api.POST('/api/conversations', { body: { title, model, mcpServerIds } }));
+  client.call(client.api.POST('/api/conversations', { body: { title, model, mcpServerIds } }));
 
 export async function renameConversation(conversation: string, title: string): Promise<void> {
-  await call(
-    api.PATCH('/api/conversations/{id}', {
+  await client.call(
+    client.api.PATCH('/api/conversations/{id}', {
       params: { path: { id: conversation } },
       body: { title },
     }),
@@ -188,8 +183,8 @@ export async function setConversationServers(
   conversation: string,
   mcpServerIds: number[],
 ): Promise<void> {
-  await call(
-    api.PATCH('/api/conversations/{id}', {
+  await client.call(
+    client.api.PATCH('/api/conversations/{id}', {
       params: { path: { id: conversation } },
       body: { mcpServerIds },
     }),
@@ -198,11 +193,13 @@ export async function setConversationServers(
 
 /** The MCP servers a user may enable in a conversation. */
 export async function listMcpServers(): Promise<McpServerChoice[]> {
-  return (await call(api.GET('/api/mcp-servers'))).items;
+  return (await client.call(client.api.GET('/api/mcp-servers'))).items;
 }
 
 export async function deleteConversation(conversation: string): Promise<void> {
-  await call(api.DELETE('/api/conversations/{id}', { params: { path: { id: conversation } } }));
+  await client.call(
+    client.api.DELETE('/api/conversations/{id}', { params: { path: { id: conversation } } }),
+  );
 }
 
 /** The largest page of messages the chat API serves. */
@@ -218,8 +215,8 @@ export async function latestMessages(
   conversation: string,
   before?: number,
 ): Promise<{ messages: ChatMessage[]; older: number }> {
-  const { items, total } = await call(
-    api.GET('/api/conversations/{id}/messages', {
+  const { items, total } = await client.call(
+    client.api.GET('/api/conversations/{id}/messages', {
       params: {
         path: { id: conversation },
         query: {
@@ -237,8 +234,8 @@ export async function latestMessages(
 export async function listMessages(conversation: string): Promise<ChatMessage[]> {
   const messages: ChatMessage[] = [];
   for (let page = 1; ; page += 1) {
-    const { items, total } = await call(
-      api.GET('/api/conversations/{id}/messages', {
+    const { items, total } = await client.call(
+      client.api.GET('/api/conversations/{id}/messages', {
         params: { path: { id: conversation }, query: { page, pageSize: MESSAGE_PAGE_SIZE } },
       }),
     );
@@ -249,8 +246,8 @@ export async function listMessages(conversation: string): Promise<ChatMessage[]>
 
 /** Deletes `from` and every later message: regenerate, or edit and resend. */
 export async function deleteMessagesFrom(conversation: string, from: number): Promise<void> {
-  await call(
-    api.DELETE('/api/conversations/{id}/messages', {
+  await client.call(
+    client.api.DELETE('/api/conversations/{id}/messages', {
       params: { path: { id: conversation }, query: { from } },
     }),
   );
@@ -259,35 +256,23 @@ export async function deleteMessagesFrom(conversation: string, from: number): Pr
 // Images attached to questions (docs/specification.md, "Images").
 
 export const attachmentLimits = (): Promise<AttachmentLimits> =>
-  call(api.GET('/api/attachments/limits'));
+  client.call(client.api.GET('/api/attachments/limits'));
 
 /** Uploads one image for the next message; its bytes go as they are, typed by the file. */
 export async function uploadImage(file: Blob): Promise<Attachment> {
-  let response: Response;
-  try {
-    response = await fetch(apiUrl('/attachments'), {
-      method: 'POST',
-      headers: { ...headers(false), 'content-type': file.type || 'application/octet-stream' },
-      body: file,
-    });
-  } catch (error) {
-    throw networkProblem(error);
-  }
-  if (!response.ok) throw await failure(response);
+  const response = await client.send('/api/attachments', {
+    method: 'POST',
+    headers: { ...client.headers(false), 'content-type': file.type || 'application/octet-stream' },
+    body: file,
+  });
   return (await response.json()) as Attachment;
 }
 
 /** An attached image's bytes: its URL needs the session, so an <img> cannot load it alone. */
 export async function readAttachment(attachment: Attachment): Promise<Blob> {
-  let response: Response;
-  try {
-    response = await fetch(apiUrl(attachment.url.replace(/^\/api/, '')), {
-      headers: headers(false, attachment.mediaType),
-    });
-  } catch (error) {
-    throw networkProblem(error);
-  }
-  if (!response.ok) throw await failure(response);
+  const response = await client.send(`/api${attachment.url.replace(/^\/api/, '')}`, {
+    headers: client.headers(false, attachment.mediaType),
+  });
   return response.blob();
 }
 
@@ -299,7 +284,7 @@ export interface ReplyHandlers {
   /** Tools were offered; their definitions cost about this many prompt tokens a call. */
   toolDefinitions?(tokens: number): void;
   done(messageId: number | undefined, usage: Usage | undefined): void;
-  error(problem: ApiProblem): void;
+  error(problem: Problem): void;
 }
 
 /**
@@ -314,19 +299,20 @@ export async function sendMessage(
 ): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(apiUrl(`/conversations/${encodeURIComponent(conversation)}/messages`), {
-      method: 'POST',
-      headers: headers(true, 'text/event-stream, application/json'),
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) return;
-    handlers.error(networkProblem(error));
-    return;
-  }
-  if (!response.ok) {
-    handlers.error(await failure(response));
+    response = await client.send(
+      `/api/conversations/${encodeURIComponent(conversation)}/messages`,
+      {
+        method: 'POST',
+        headers: client.headers(true, 'text/event-stream, application/json'),
+        body: JSON.stringify(body),
+        signal,
+      },
+    );
+  } catch (failure) {
+    const problem = asProblem(failure);
+    // Stopping the reply is not a failure; an answer that came before it still is.
+    if (signal.aborted && problem.code === 'network_error') return;
+    handlers.error(problem);
     return;
   }
   const type = response.headers.get('content-type') ?? '';
@@ -372,7 +358,7 @@ export async function sendMessage(
     }
   } catch (error) {
     if (signal.aborted) return;
-    handlers.error(networkProblem(error));
+    handlers.error(client.unreachable(error));
     return;
   }
   if (!finished && !signal.aborted) {
@@ -386,62 +372,73 @@ export async function sendMessage(
   }
 }
 
-export const usage = (): Promise<UsageTotals> => call(api.GET('/api/usage'));
+export const usage = (): Promise<UsageTotals> => client.call(client.api.GET('/api/usage'));
 
 /** The user's usage on each of the last `days` UTC days, oldest first, and per model. */
 export const usageDaily = (days: number): Promise<UsagePeriod> =>
-  call(api.GET('/api/usage/daily', { params: { query: { days } } }));
+  client.call(client.api.GET('/api/usage/daily', { params: { query: { days } } }));
 
 /** Every user's usage on each of the last `days` UTC days and the top models. */
 export const adminUsage = (days: number): Promise<AdminUsage> =>
-  call(api.GET('/api/admin/usage', { params: { query: { days } } }));
+  client.call(client.api.GET('/api/admin/usage', { params: { query: { days } } }));
 
 // A2A keys (docs/tools.md, A2A).
 
-export const listA2aKeys = (): Promise<Page<A2aKey>> => call(api.GET('/api/me/a2a-keys'));
+export const listA2aKeys = (): Promise<Page<A2aKey>> =>
+  client.call(client.api.GET('/api/me/a2a-keys'));
 
 /** The new key's record and the key itself, which is never shown again. */
 export async function createA2aKey(name: string): Promise<{ record: A2aKey; key: string }> {
-  const { key, ...record } = await call(api.POST('/api/me/a2a-keys', { body: { name } }));
+  const { key, ...record } = await client.call(
+    client.api.POST('/api/me/a2a-keys', { body: { name } }),
+  );
   return { record, key };
 }
 
 export async function revokeA2aKey(key: number): Promise<void> {
-  await call(api.POST('/api/me/a2a-keys/{id}/revoke', { params: { path: { id: key } } }));
+  await client.call(
+    client.api.POST('/api/me/a2a-keys/{id}/revoke', { params: { path: { id: key } } }),
+  );
 }
 
 // Administration.
 
-export const listApiKeys = (): Promise<Page<ApiKeyRecord>> => call(api.GET('/api/admin/api-keys'));
+export const listApiKeys = (): Promise<Page<ApiKeyRecord>> =>
+  client.call(client.api.GET('/api/admin/api-keys'));
 
 export async function createApiKey(input: ApiKeyInput): Promise<void> {
-  await call(api.POST('/api/admin/api-keys', { body: input }));
+  await client.call(client.api.POST('/api/admin/api-keys', { body: input }));
 }
 
 export async function updateApiKey(key: number, changes: ApiKeyChanges): Promise<void> {
-  await call(
-    api.PATCH('/api/admin/api-keys/{id}', { params: { path: { id: key } }, body: changes }),
+  await client.call(
+    client.api.PATCH('/api/admin/api-keys/{id}', { params: { path: { id: key } }, body: changes }),
   );
 }
 
 export async function deleteApiKey(key: number): Promise<void> {
-  await call(api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id: key } } }));
+  await client.call(
+    client.api.DELETE('/api/admin/api-keys/{id}', { params: { path: { id: key } } }),
+  );
 }
 
-export const listAdminModels = (): Promise<Page<AdminModel>> => call(api.GET('/api/admin/models'));
+export const listAdminModels = (): Promise<Page<AdminModel>> =>
+  client.call(client.api.GET('/api/admin/models'));
 
 export async function createModel(input: AdminModelInput): Promise<void> {
-  await call(api.POST('/api/admin/models', { body: input }));
+  await client.call(client.api.POST('/api/admin/models', { body: input }));
 }
 
 export async function updateModel(model: number, changes: AdminModelChanges): Promise<void> {
-  await call(
-    api.PATCH('/api/admin/models/{id}', { params: { path: { id: model } }, body: changes }),
+  await client.call(
+    client.api.PATCH('/api/admin/models/{id}', { params: { path: { id: model } }, body: changes }),
   );
 }
 
 export async function deleteModel(model: number): Promise<void> {
-  await call(api.DELETE('/api/admin/models/{id}', { params: { path: { id: model } } }));
+  await client.call(
+    client.api.DELETE('/api/admin/models/{id}', { params: { path: { id: model } } }),
+  );
 }
 
 export const listUsers = (
@@ -449,13 +446,17 @@ export const listUsers = (
   page: number,
   pageSize: number,
 ): Promise<Page<ChatUser>> =>
-  call(api.GET('/api/admin/users', { params: { query: { search, page, pageSize } } }));
+  client.call(
+    client.api.GET('/api/admin/users', { params: { query: { search, page, pageSize } } }),
+  );
 
 export async function updateUser(user: number, changes: ChatUserChanges): Promise<void> {
-  await call(api.PATCH('/api/admin/users/{id}', { params: { path: { id: user } }, body: changes }));
+  await client.call(
+    client.api.PATCH('/api/admin/users/{id}', { params: { path: { id: user } }, body: changes }),
+  );
 }
 
-export const edition = (): Promise<Edition> => call(api.GET('/api/admin/edition'));
+export const edition = (): Promise<Edition> => client.call(client.api.GET('/api/admin/edition'));
 
 export const activateLicense = (license: string): Promise<Edition> =>
-  call(api.POST('/api/admin/edition/activate', { body: { license } }));
+  client.call(client.api.POST('/api/admin/edition/activate', { body: { license } }));

@@ -1,10 +1,11 @@
-import { asProblem, explain } from '../errors.js';
+import { asProblem } from '@switchyard/ui';
+import { client } from '../api/client.js';
 
 /** A failure, said plainly, with what to do about it. Announced to screen readers. */
 export function ErrorNotice(props: { error: unknown; onDismiss?: () => void }) {
   if (props.error === null || props.error === undefined) return null;
   const problem = asProblem(props.error);
-  const explanation = explain(problem);
+  const explanation = client.explain(problem);
   return (
     <div class="notice notice-error" role="alert">
       <p class="notice-title">{explanation.title}</p>

@@ -1,6 +1,6 @@
 import { memo } from 'preact/compat';
 import { type ChatMessage } from '../api/types.js';
-import { type Problem } from '../errors.js';
+import { type Problem } from '@switchyard/ui';
 import { AttachedImages } from './AttachedImages.js';
 import { ErrorNotice } from './ErrorNotice.js';
 import { audioUrlsIn } from './generated-media.js';

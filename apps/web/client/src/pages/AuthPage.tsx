@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
-import { session } from '../api/http.js';
+import { client } from '../api/client.js';
 import { ErrorNotice } from '../components/ErrorNotice.js';
 import { Link } from '@switchyard/ui';
 
@@ -18,7 +18,7 @@ export function AuthPage(props: { mode: 'login' | 'register'; onSignedIn: () => 
     setError(null);
     try {
       if (registering) await chat.register(username, password, email.trim() || undefined);
-      session.save(await chat.login(username, password));
+      client.session.save(await chat.login(username, password));
       await props.onSignedIn();
     } catch (failure) {
       setError(failure);

@@ -1,9 +1,9 @@
-import { ApiProblem } from './api/http.js';
-import { asProblem, explain } from './errors.js';
+import { problem } from '@switchyard/ui/client';
+import { client } from './client.js';
 
-describe('explain', () => {
+describe("the chat app's words for failures", () => {
   it('names the provider to report when the upstream request failed', () => {
-    const explanation = explain({
+    const explanation = client.explain({
       code: 'upstream_failed',
       message: 'connect ECONNREFUSED',
       address: 'https://relay.example.com',
@@ -21,11 +21,11 @@ describe('explain', () => {
     ['model_not_permitted', /open this model or grant you the permission/i],
     ['bad_gateway', /check that the API container is running/i],
   ])('tells what to do about %s', (code, hint) => {
-    expect(explain({ code, message: '' }).hint).toMatch(hint);
+    expect(client.explain({ code, message: '' }).hint).toMatch(hint);
   });
 
   it('falls back to the server message for codes it does not know', () => {
-    expect(explain({ code: 'brand_new', message: 'Something new happened' })).toEqual({
+    expect(client.explain({ code: 'brand_new', message: 'Something new happened' })).toEqual({
       title: 'Something new happened',
     });
   });
@@ -33,17 +33,13 @@ describe('explain', () => {
   it('keeps the invalid fields', () => {
     const fields = [{ field: 'password', message: 'password must be longer' }];
     expect(
-      explain({ code: 'validation_failed', message: 'Invalid password', fields }).fields,
+      client.explain({ code: 'validation_failed', message: 'Invalid password', fields }).fields,
     ).toEqual(fields);
   });
-});
 
-describe('asProblem', () => {
-  it('reads API problems and plain errors', () => {
-    const problem = asProblem(
-      new ApiProblem(403, 'model_not_permitted', 'No', undefined, undefined),
-    );
-    expect(problem.code).toBe('model_not_permitted');
-    expect(asProblem(new Error('boom'))).toEqual({ code: 'client_error', message: 'boom' });
+  it('reads thrown problems and plain errors', () => {
+    const thrown = problem({ status: 403, code: 'model_not_permitted', message: 'No' });
+    expect(client.explain(thrown).title).toBe('You are not permitted to use this model.');
+    expect(client.explain(new Error('boom'))).toEqual({ title: 'boom' });
   });
 });

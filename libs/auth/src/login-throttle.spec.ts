@@ -1,7 +1,7 @@
 import { ApiError } from '@switchyard/contracts';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
-import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, redisReady, testRedisPrefix } from '@switchyard/testing';
 import { LoginThrottle } from './login-throttle.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,8 +28,7 @@ describe('LoginThrottle (real Redis)', () => {
 
   beforeAll(async () => {
     redis = createRedisClient({ url, prefix });
-    await redis.ping().catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await redisReady(redis);
     throttle = new LoginThrottle(redis, {
       namespace: 'chat',
       maxFailuresPerAccount: 3,

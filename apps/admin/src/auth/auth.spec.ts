@@ -1,6 +1,9 @@
+import { NestFactory } from '@nestjs/core';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
 import { createTestDatabase, query } from '@switchyard/testing';
+import { CliModule } from '../cli/cli.module.js';
+import { COMMANDS } from '../cli/commands.js';
 import { AdminHarness, PASSWORD } from '../testing/admin-harness.fixture.js';
 
 // Administrators' sessions as the dashboard uses them, against real Postgres and Redis.
@@ -222,8 +225,11 @@ describe('login throttling', () => {
   beforeAll(async () => {
     // A first delay of ten minutes: an address past its free failures stays refused for the
     // whole test, however slow the machine (the doubling itself is libs/auth's spec, on a
-    // clock it moves).
-    h = await AdminHarness.start({ name: 'throttle', env: { LOGIN_FIRST_DELAY_SECONDS: '600' } });
+    // clock it moves). A low ceiling shows the backstop and the way back in.
+    h = await AdminHarness.start({
+      name: 'throttle',
+      env: { LOGIN_FIRST_DELAY_SECONDS: '600', LOGIN_ACCOUNT_CEILING: '12' },
+    });
   });
 
   afterAll(async () => {
@@ -232,6 +238,25 @@ describe('login throttling', () => {
 
   const attempt = (username: string, password: string, clientIp: string) =>
     h.api(undefined, clientIp).post('/api/auth/login', { username, password });
+
+  /** Runs an admin CLI command against this harness's database and Redis. */
+  async function cli(args: string[], input = '') {
+    const context = await NestFactory.createApplicationContext(CliModule.forRoot(h.env), {
+      logger: false,
+    });
+    const out: string[] = [];
+    try {
+      const [name, ...rest] = args;
+      await COMMANDS[name!]!(context, rest, {
+        out: (line) => out.push(line),
+        err: () => undefined,
+        input: async () => input,
+      });
+    } finally {
+      await context.close();
+    }
+    return out;
+  }
 
   it('slows down the address that failed 5 times, and lets the owner in from another', async () => {
     const admin = await h.createAdmin('viewer');
@@ -293,6 +318,42 @@ describe('login throttling', () => {
       await attempt(admin.username, 'wrong password', '192.0.2.30').expect(401);
     }
     await attempt(admin.username, PASSWORD, '192.0.2.30').expect(200);
+  });
+
+  it('refuses an account everywhere past its ceiling, until `unlock-login`', async () => {
+    const admin = await h.createAdmin('viewer');
+    // Guessing from many addresses, each within its free failures.
+    for (let i = 0; i < 12; i += 1) {
+      await attempt(admin.username, 'wrong password', `198.51.100.${i + 1}`).expect(401);
+    }
+    const refused = await attempt(admin.username, PASSWORD, '198.51.100.200').expect(429);
+    expect(refused.body.error.code).toBe('too_many_attempts');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(86_000);
+    expect(await cli(['unlock-login', '--username', admin.username])).toEqual([
+      `failed sign-ins of "${admin.username}" (admin) forgotten`,
+    ]);
+    await attempt(admin.username, PASSWORD, '198.51.100.200').expect(200);
+  });
+
+  it('a password reset by the CLI or an owner forgives every failure on the account', async () => {
+    const owner = await h.session('owner');
+    for (const reset of ['cli', 'api'] as const) {
+      const admin = await h.createAdmin('viewer');
+      for (let i = 0; i < 12; i += 1) {
+        await attempt(admin.username, 'wrong password', `198.51.101.${i + 1}`).expect(401);
+      }
+      const password = `a fresh password ${reset}`;
+      if (reset === 'cli') {
+        expect(
+          await cli(['reset-password', '--username', admin.username], `${password}\n`),
+        ).toEqual([`password of "${admin.username}" reset; it must be changed at next sign-in`]);
+      } else {
+        await h.api(owner.token).patch(`/api/admins/${admin.id}`, { password }).expect(200);
+      }
+      const login = await attempt(admin.username, password, '198.51.101.200').expect(200);
+      expect(login.body.mustChangePassword).toBe(true);
+      await attempt(admin.username, PASSWORD, '198.51.101.201').expect(401);
+    }
   });
 
   it('wrong current passwords on a password change count as failed sign-ins', async () => {

@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { testRedisPrefix } from '@switchyard/testing';
-import { LoginThrottle } from './login-throttle.js';
+import { LoginThrottle, unlockLogin } from './login-throttle.js';
 import { withRedis } from './redis-unavailable.js';
 import { SessionStore } from './session-store.js';
 
@@ -68,18 +68,20 @@ describe('withRedis', () => {
     const sessions = new SessionStore(away, { namespace: 'admin', ttlSeconds: 60 });
     const throttle = new LoginThrottle(away, {
       namespace: 'admin',
-      maxFailuresPerAccount: 1,
-      maxFailuresPerAddress: 1,
-      windowSeconds: 60,
+      freeFailuresPerAccountAddress: 1,
+      freeFailuresPerAddress: 1,
+      accountCeiling: 10,
+      firstDelaySeconds: 1,
+      maxDelaySeconds: 60,
     });
     const operations: (() => Promise<unknown>)[] = [
       () => sessions.issue(1),
       () => sessions.find(`sess-${'a'.repeat(43)}`),
       () => sessions.end(1, 'f'.repeat(64)),
       () => sessions.endAll(1),
-      () => throttle.assertAllowed('someone', '192.0.2.1'),
-      () => throttle.recordFailure('someone', '192.0.2.1'),
-      () => throttle.forgiveAccount('someone'),
+      () => throttle.begin('someone', '192.0.2.1'),
+      () => throttle.unlock('someone'),
+      () => unlockLogin(away, 'chat', 'someone'),
     ];
     for (const operation of operations) {
       expect(await failure(operation())).toMatchObject({ code: 'service_unavailable' });

@@ -1,6 +1,6 @@
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
-import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, redisReady, testRedisPrefix } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { SessionStore } from './session-store.js';
 
@@ -16,8 +16,7 @@ describe('SessionStore (real Redis)', () => {
 
   beforeAll(async () => {
     redis = createRedisClient({ url, prefix });
-    await redis.ping().catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await redisReady(redis);
     store = new SessionStore(redis, { namespace: 'admin', ttlSeconds: TTL });
   });
 

@@ -149,16 +149,31 @@ export class AdminEnv extends SecretStoreEnv {
   @ListVariable(CIDR, 'IP addresses or CIDRs')
   TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 
-  /** Failed logins allowed per account within one window; then 429 until it ends. */
+  /**
+   * Failed sign-ins on one account from one client address before each further one doubles
+   * the wait there (docs/reliability.md, "Sign-in throttling").
+   */
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;
 
-  /** Failed logins allowed per client address within one window. */
+  /** Failed sign-ins from one client address, over all accounts, before each doubles the wait. */
   @IntegerVariable(1, 100_000)
   LOGIN_MAX_FAILURES_PER_IP: number = 20;
 
-  @IntegerVariable(10, 86_400)
-  LOGIN_FAILURE_WINDOW_SECONDS: number = 15 * 60;
+  /**
+   * Failed sign-ins on one account from all addresses within a day before it is refused from
+   * everywhere (guessing from many addresses); `cli.js unlock-login` lifts it.
+   */
+  @IntegerVariable(10, 10_000_000)
+  LOGIN_ACCOUNT_CEILING: number = 1000;
+
+  /** The wait after the first failure past the free ones; each further failure doubles it. */
+  @IntegerVariable(1, 3600)
+  LOGIN_FIRST_DELAY_SECONDS: number = 1;
+
+  /** The longest wait one address is given (well under the day after which failures are forgotten). */
+  @IntegerVariable(1, 6 * 3600)
+  LOGIN_MAX_DELAY_SECONDS: number = 3600;
 
   /** How long a channel test waits for the upstream's whole answer. */
   @IntegerVariable(100, 600_000)
@@ -225,16 +240,31 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(1000, 3_600_000)
   CHAT_A2A_DELEGATE_TIMEOUT_MS: number = 300_000;
 
-  /** Failed logins allowed per account within one window; then 429 until it ends. */
+  /**
+   * Failed sign-ins on one account from one client address before each further one doubles
+   * the wait there (docs/reliability.md, "Sign-in throttling").
+   */
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES_PER_ACCOUNT: number = 5;
 
-  /** Failed logins from one client address within the window before logins are refused. */
+  /** Failed sign-ins from one client address, over all accounts, before each doubles the wait. */
   @IntegerVariable(1, 100_000)
   LOGIN_MAX_FAILURES_PER_IP: number = 50;
 
-  @IntegerVariable(10, 86_400)
-  LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
+  /**
+   * Failed sign-ins on one account from all addresses within a day before it is refused from
+   * everywhere (guessing from many addresses); the admin CLI's `unlock-login --app chat` lifts it.
+   */
+  @IntegerVariable(10, 10_000_000)
+  LOGIN_ACCOUNT_CEILING: number = 1000;
+
+  /** The wait after the first failure past the free ones; each further failure doubles it. */
+  @IntegerVariable(1, 3600)
+  LOGIN_FIRST_DELAY_SECONDS: number = 1;
+
+  /** The longest wait one address is given (well under the day after which failures are forgotten). */
+  @IntegerVariable(1, 6 * 3600)
+  LOGIN_MAX_DELAY_SECONDS: number = 3600;
 
   /** Proxies (the web app) whose X-Forwarded-For names the client, for login throttling. */
   @ListVariable(CIDR, 'IP addresses or CIDRs')

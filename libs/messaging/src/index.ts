@@ -5,6 +5,7 @@ export {
   REDIS,
   RedisReadiness,
   createRedisClient,
+  redisReady,
   type RedisClient,
 } from './messaging.module.js';
 export { inNamespace } from './namespace.js';

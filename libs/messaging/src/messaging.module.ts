@@ -85,6 +85,31 @@ export function createRedisClient(connection: BusConnection): RedisClient {
   return client;
 }
 
+/**
+ * Resolves once the client takes commands. It queues none while it connects (above), so a
+ * short-lived program (a CLI command) that needs Redis at once must wait for `ready`.
+ */
+export async function redisReady(client: RedisClient, timeoutMs = 10_000): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      client.off('end', onEnd);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => done();
+    const onEnd = () => done(new Error('the Redis connection ended before it was ready'));
+    const timer = setTimeout(
+      () => done(new Error(`Redis was not ready within ${timeoutMs} ms (${client.status})`)),
+      timeoutMs,
+    );
+    client.on('ready', onReady);
+    client.on('end', onEnd);
+  });
+}
+
 /** Redis for keys, events and requests; global, closed after everything else has drained. */
 @Global()
 @Module({})

@@ -11,4 +11,4 @@ export {
   type StartOptions,
 } from './processes.js';
 export { PrivatePostgres } from './private-postgres.js';
-export { clearRedisNamespace, testRedisPrefix } from './redis.js';
+export { clearRedisNamespace, redisReady, testRedisPrefix } from './redis.js';

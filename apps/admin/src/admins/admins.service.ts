@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SessionStore } from '@switchyard/auth';
+import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isUniqueViolation, type AdminUser, type Prisma } from '@switchyard/db';
 import { hashPassword } from '@switchyard/security';
@@ -17,6 +17,7 @@ export class AdminsService {
   constructor(
     private readonly admins: AdminUsersRepository,
     private readonly sessions: SessionStore,
+    private readonly throttle: LoginThrottle,
     private readonly audit: AuditService,
   ) {}
 
@@ -89,6 +90,9 @@ export class AdminsService {
     if (admin.role !== before.role || (admin.disabled && !before.disabled) || passwordHash) {
       await this.sessions.endAll(id);
     }
+    // A reset password is the owner's way back in: failures counted against the old one
+    // must not keep the new one waiting.
+    if (passwordHash) await this.throttle.unlock(admin.username);
     return toAdminResponse(admin);
   }
 

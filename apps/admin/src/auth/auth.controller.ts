@@ -38,7 +38,7 @@ export class AuthController {
   @ApiOperation({
     summary: 'Log in',
     description:
-      'Failed attempts are limited per account and per client address; over the limit every attempt answers 429 `too_many_attempts` with `Retry-After` until the window ends.',
+      'After a few failed attempts on an account from one client address (or on many accounts from one address), each further failure doubles the wait before that address may try again; meanwhile it is answered 429 `too_many_attempts` with `Retry-After`. Other addresses are not slowed, so the owner can still sign in. Very many failures on one account from everywhere refuse it everywhere for up to a day, or until an operator runs `cli.js unlock-login`.',
   })
   @ApiOkResponse({ type: LoginResponse })
   @ApiValidationErrors()

@@ -30,11 +30,10 @@ export class AuthService {
   ) {}
 
   async login(dto: LoginDto, clientIp: string): Promise<LoginResponse> {
-    await this.throttle.assertAllowed(dto.username, clientIp);
+    const attempt = await this.throttle.begin(dto.username, clientIp);
     const admin = await this.admins.findByUsername(dto.username);
     const valid = await verifyPassword(dto.password, admin?.passwordHash ?? (await this.decoy()));
     if (!admin || !valid) {
-      await this.throttle.recordFailure(dto.username, clientIp);
       await this.audit.record({
         actor: admin
           ? { id: admin.id, name: admin.username, clientIp }
@@ -45,10 +44,11 @@ export class AuthService {
       this.logger.warn({ message: 'failed login', clientIp, knownUser: admin !== null });
       throw new ApiError('invalid_credentials', 'Invalid username or password');
     }
+    // The right password is no guess, even for a disabled account.
+    await attempt.succeeded();
     if (admin.disabled) {
       throw new ApiError('forbidden', 'This administrator account is disabled');
     }
-    await this.throttle.forgiveAccount(dto.username);
     const session = await this.sessions.issue(admin.id);
     await this.audit.record({
       actor: { id: admin.id, name: admin.username, clientIp },
@@ -90,14 +90,15 @@ export class AuthService {
     dto: ChangePasswordDto,
     clientIp: string,
   ): Promise<PasswordChangedResponse> {
-    await this.throttle.assertAllowed(principal.username, clientIp);
+    // A stolen session must not become a way around the sign-in throttle.
+    const attempt = await this.throttle.begin(principal.username, clientIp);
     const admin = await this.admins.findById(principal.id);
     if (!admin) throw new ApiError('unauthenticated', 'This administrator no longer exists');
     if (!(await verifyPassword(dto.currentPassword, admin.passwordHash))) {
-      await this.throttle.recordFailure(principal.username, clientIp);
       const message = 'currentPassword is not the current password';
       throw new ApiError('validation_failed', message, [{ field: 'currentPassword', message }]);
     }
+    await attempt.succeeded();
     if (dto.newPassword === dto.currentPassword || dto.newPassword === admin.username) {
       const message = 'newPassword must differ from the current password and the username';
       throw new ApiError('validation_failed', message, [{ field: 'newPassword', message }]);

@@ -1,6 +1,9 @@
+import { NestFactory } from '@nestjs/core';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
 import { createTestDatabase, query } from '@switchyard/testing';
+import { CliModule } from '../cli/cli.module.js';
+import { COMMANDS } from '../cli/commands.js';
 import { AdminHarness, PASSWORD } from '../testing/admin-harness.fixture.js';
 
 // Administrators' sessions as the dashboard uses them, against real Postgres and Redis.
@@ -220,7 +223,13 @@ describe('login throttling', () => {
   let h: AdminHarness;
 
   beforeAll(async () => {
-    h = await AdminHarness.start({ name: 'throttle' });
+    // A first delay of ten minutes: an address past its free failures stays refused for the
+    // whole test, however slow the machine (the doubling itself is libs/auth's spec, on a
+    // clock it moves). A low ceiling shows the backstop and the way back in.
+    h = await AdminHarness.start({
+      name: 'throttle',
+      env: { LOGIN_FIRST_DELAY_SECONDS: '600', LOGIN_ACCOUNT_CEILING: '12' },
+    });
   });
 
   afterAll(async () => {
@@ -230,19 +239,44 @@ describe('login throttling', () => {
   const attempt = (username: string, password: string, clientIp: string) =>
     h.api(undefined, clientIp).post('/api/auth/login', { username, password });
 
-  it('locks an account after 5 failures, from any address, even with the right password', async () => {
+  /** Runs an admin CLI command against this harness's database and Redis. */
+  async function cli(args: string[], input = '') {
+    const context = await NestFactory.createApplicationContext(CliModule.forRoot(h.env), {
+      logger: false,
+    });
+    const out: string[] = [];
+    try {
+      const [name, ...rest] = args;
+      await COMMANDS[name!]!(context, rest, {
+        out: (line) => out.push(line),
+        err: () => undefined,
+        input: async () => input,
+      });
+    } finally {
+      await context.close();
+    }
+    return out;
+  }
+
+  it('slows down the address that failed 5 times, and lets the owner in from another', async () => {
     const admin = await h.createAdmin('viewer');
     for (let i = 0; i < 5; i += 1) {
       await attempt(admin.username, 'wrong password', '192.0.2.10').expect(401);
     }
-    const locked = await attempt(admin.username, PASSWORD, '192.0.2.10').expect(429);
-    expect(locked.body.error.code).toBe('too_many_attempts');
-    const retryAfter = Number(locked.headers['retry-after']);
+    const delayed = await attempt(admin.username, PASSWORD, '192.0.2.10').expect(429);
+    expect(delayed.body.error).toEqual({
+      code: 'too_many_attempts',
+      message: expect.stringMatching(/^Too many failed sign-in attempts; try again in \d+ /),
+    });
+    const retryAfter = Number(delayed.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(h.env.LOGIN_FAILURE_WINDOW_SECONDS);
-    await attempt(admin.username, PASSWORD, '192.0.2.99').expect(429);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    // The owner, elsewhere, during the attacker's delay.
+    await attempt(admin.username, PASSWORD, '192.0.2.99').expect(200);
+    // Still delayed where the failures came from, the owner's success notwithstanding.
+    await attempt(admin.username, PASSWORD, '192.0.2.10').expect(429);
 
-    // The address itself is not locked yet: another account logs in from it.
+    // The address is not slowed down for other accounts.
     const other = await h.createAdmin('viewer');
     await attempt(other.username, PASSWORD, '192.0.2.10').expect(200);
 
@@ -251,30 +285,78 @@ describe('login throttling', () => {
     expect(failures[0]?.clientIp).toBe('192.0.2.10');
   });
 
-  it('locks an address after 20 failures, whatever the accounts, and only that address', async () => {
+  it('answers a name nobody has exactly as an account that exists', async () => {
+    const admin = await h.createAdmin('viewer');
+    for (let i = 0; i < 5; i += 1) {
+      await attempt(admin.username, 'wrong password', '192.0.2.11').expect(401);
+      await attempt('nobody-at-all', 'wrong password', '192.0.2.12').expect(401);
+    }
+    const known = await attempt(admin.username, 'wrong password', '192.0.2.11').expect(429);
+    const unknown = await attempt('nobody-at-all', 'wrong password', '192.0.2.12').expect(429);
+    expect(unknown.body).toEqual(known.body);
+  });
+
+  it('slows down an address after 20 failures over any accounts, and only that address', async () => {
     for (let i = 0; i < 20; i += 1) {
       await attempt(`someone-${i}`, 'wrong password', '192.0.2.20').expect(401);
     }
     const admin = await h.createAdmin('viewer');
-    const locked = await attempt(admin.username, PASSWORD, '192.0.2.20').expect(429);
-    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
-    // The edge reports a different client: that one is not locked out.
+    const delayed = await attempt(admin.username, PASSWORD, '192.0.2.20').expect(429);
+    expect(delayed.body.error.code).toBe('too_many_attempts');
+    expect(Number(delayed.headers['retry-after'])).toBeGreaterThan(0);
+    // The edge reports a different client: that one is not slowed down.
     await attempt(admin.username, PASSWORD, '192.0.2.21').expect(200);
   });
 
-  it('a success forgives the account its earlier failures', async () => {
+  it('a success forgives the failures made from its address', async () => {
     const admin = await h.createAdmin('viewer');
     for (let i = 0; i < 4; i += 1) {
       await attempt(admin.username, 'wrong password', '192.0.2.30').expect(401);
     }
     await attempt(admin.username, PASSWORD, '192.0.2.30').expect(200);
     for (let i = 0; i < 4; i += 1) {
-      await attempt(admin.username, 'wrong password', '192.0.2.31').expect(401);
+      await attempt(admin.username, 'wrong password', '192.0.2.30').expect(401);
     }
-    await attempt(admin.username, PASSWORD, '192.0.2.31').expect(200);
+    await attempt(admin.username, PASSWORD, '192.0.2.30').expect(200);
   });
 
-  it('wrong current passwords on a password change count against the account', async () => {
+  it('refuses an account everywhere past its ceiling, until `unlock-login`', async () => {
+    const admin = await h.createAdmin('viewer');
+    // Guessing from many addresses, each within its free failures.
+    for (let i = 0; i < 12; i += 1) {
+      await attempt(admin.username, 'wrong password', `198.51.100.${i + 1}`).expect(401);
+    }
+    const refused = await attempt(admin.username, PASSWORD, '198.51.100.200').expect(429);
+    expect(refused.body.error.code).toBe('too_many_attempts');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(86_000);
+    expect(await cli(['unlock-login', '--username', admin.username])).toEqual([
+      `failed sign-ins of "${admin.username}" (admin) forgotten`,
+    ]);
+    await attempt(admin.username, PASSWORD, '198.51.100.200').expect(200);
+  });
+
+  it('a password reset by the CLI or an owner forgives every failure on the account', async () => {
+    const owner = await h.session('owner');
+    for (const reset of ['cli', 'api'] as const) {
+      const admin = await h.createAdmin('viewer');
+      for (let i = 0; i < 12; i += 1) {
+        await attempt(admin.username, 'wrong password', `198.51.101.${i + 1}`).expect(401);
+      }
+      const password = `a fresh password ${reset}`;
+      if (reset === 'cli') {
+        expect(
+          await cli(['reset-password', '--username', admin.username], `${password}\n`),
+        ).toEqual([`password of "${admin.username}" reset; it must be changed at next sign-in`]);
+      } else {
+        await h.api(owner.token).patch(`/api/admins/${admin.id}`, { password }).expect(200);
+      }
+      const login = await attempt(admin.username, password, '198.51.101.200').expect(200);
+      expect(login.body.mustChangePassword).toBe(true);
+      await attempt(admin.username, PASSWORD, '198.51.101.201').expect(401);
+    }
+  });
+
+  it('wrong current passwords on a password change count as failed sign-ins', async () => {
     const admin = await h.createAdmin('viewer');
     const token = await h.login(admin.username);
     for (let i = 0; i < 5; i += 1) {
@@ -290,6 +372,8 @@ describe('login throttling', () => {
       .api(token)
       .post('/api/auth/password', { currentPassword: PASSWORD, newPassword: 'a new long password' })
       .expect(429);
+    // The same account from another address is not slowed down.
+    await attempt(admin.username, PASSWORD, '192.0.2.40').expect(200);
   });
 });
 

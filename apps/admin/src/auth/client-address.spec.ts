@@ -4,7 +4,8 @@ import { AdminHarness, PASSWORD } from '../testing/admin-harness.fixture.js';
 // The client address that login throttling and the audit log see is Fastify's `request.ip`:
 // X-Forwarded-For is believed only when the direct peer is one of TRUSTED_PROXIES, and then
 // the right-most hop that is not a trusted proxy is the client. The tests connect from
-// loopback, as the edge does.
+// loopback, as the edge does. A first delay of ten minutes keeps an address that reached its
+// free failures waiting for the whole test, however slow the machine.
 
 describe('X-Forwarded-For from a trusted proxy', () => {
   let h: AdminHarness;
@@ -12,7 +13,11 @@ describe('X-Forwarded-For from a trusted proxy', () => {
   beforeAll(async () => {
     h = await AdminHarness.start({
       name: 'xff',
-      env: { TRUSTED_PROXIES: '127.0.0.1/32,::1/128,10.0.0.0/8', LOGIN_MAX_FAILURES_PER_IP: '3' },
+      env: {
+        TRUSTED_PROXIES: '127.0.0.1/32,::1/128,10.0.0.0/8',
+        LOGIN_MAX_FAILURES_PER_IP: '3',
+        LOGIN_FIRST_DELAY_SECONDS: '600',
+      },
     });
   });
 
@@ -66,7 +71,11 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy', () => {
     // Loopback (where the test connects from) is not trusted here.
     h = await AdminHarness.start({
       name: 'untrusted',
-      env: { TRUSTED_PROXIES: '10.0.0.0/8', LOGIN_MAX_FAILURES_PER_IP: '3' },
+      env: {
+        TRUSTED_PROXIES: '10.0.0.0/8',
+        LOGIN_MAX_FAILURES_PER_IP: '3',
+        LOGIN_FIRST_DELAY_SECONDS: '600',
+      },
     });
   });
 

@@ -8,6 +8,9 @@ import {
 import { type AdminEnv } from '@switchyard/config';
 import { DatabaseModule } from '@switchyard/db';
 import { MessagingModule, REDIS, busConnectionOf, type RedisClient } from '@switchyard/messaging';
+import { AdminsService } from '../admins/admins.service.js';
+import { AuditModule } from '../audit/audit.module.js';
+import { ADMIN_ACCOUNT_PROVIDERS } from '../auth/auth.module.js';
 import { ChannelsModule } from '../channels/channels.module.js';
 import { AdminEnvModule } from '../common/admin-env.module.js';
 import { TokensModule } from '../tokens/tokens.module.js';
@@ -37,8 +40,10 @@ export class CliModule {
         MessagingModule.forRoot(busConnectionOf(env)),
         ChannelsModule,
         TokensModule,
+        AuditModule,
       ],
-      providers: [RedisDisconnector],
+      // Not the AuthModule: it would make the first administrator at start, a server's job.
+      providers: [RedisDisconnector, ...ADMIN_ACCOUNT_PROVIDERS, AdminsService],
     };
   }
 }

@@ -1,7 +1,15 @@
 import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AdminEnv, loadEnvironment } from '@switchyard/config';
-import { SecretCipher, generateSecretKeySpec, sha256Hex } from '@switchyard/security';
+import { LoginThrottle } from '@switchyard/auth';
+import { createRedisClient, redisReady, type RedisClient } from '@switchyard/messaging';
+import {
+  SecretCipher,
+  generateSecretKeySpec,
+  hashPassword,
+  sha256Hex,
+  verifyPassword,
+} from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
@@ -55,7 +63,7 @@ describe('admin CLI', () => {
   });
 
   /** Runs a command in process; resolves with what it wrote. */
-  async function run(args: string[], secretKeys = OLD_KEY) {
+  async function run(args: string[], secretKeys = OLD_KEY, input = '') {
     const env = loadEnvironment(AdminEnv, environment(secretKeys));
     const app: INestApplicationContext = await NestFactory.createApplicationContext(
       CliModule.forRoot(env),
@@ -65,7 +73,11 @@ describe('admin CLI', () => {
     const err: string[] = [];
     try {
       const [name, ...rest] = args;
-      await COMMANDS[name!]!(app, rest, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      await COMMANDS[name!]!(app, rest, {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        input: async () => input,
+      });
     } finally {
       await app.close();
     }
@@ -186,6 +198,95 @@ describe('admin CLI', () => {
     );
     const again = await run(['reseal-secrets'], rotated);
     expect(again.out[0]).toMatch(/^resealed 0 of /);
+  });
+
+  describe('the way back in for a shut account', () => {
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    let redis: RedisClient;
+    /** A ceiling of 2: two failures from two addresses shut the account everywhere. */
+    const throttle = (namespace: string) =>
+      new LoginThrottle(redis, {
+        namespace,
+        freeFailuresPerAccountAddress: 5,
+        freeFailuresPerAddress: 20,
+        accountCeiling: 2,
+        firstDelaySeconds: 1,
+        maxDelaySeconds: 3600,
+      });
+    const shut = async (namespace: string, username: string) => {
+      await throttle(namespace).begin(username, '192.0.2.1');
+      await throttle(namespace).begin(username, '192.0.2.2');
+      await expect(throttle(namespace).begin(username, '192.0.2.3')).rejects.toMatchObject({
+        code: 'too_many_attempts',
+      });
+    };
+
+    beforeAll(async () => {
+      redis = createRedisClient({ url, prefix });
+      await redisReady(redis);
+    });
+
+    afterAll(() => {
+      redis.disconnect();
+    });
+
+    it('unlock-login forgets the failures on an administrator or a chat user', async () => {
+      await shut('admin', 'shut-admin');
+      expect((await run(['unlock-login', '--username', 'Shut-Admin'])).out).toEqual([
+        'failed sign-ins of "Shut-Admin" (admin) forgotten',
+      ]);
+      await expect(throttle('admin').begin('shut-admin', '192.0.2.3')).resolves.toBeDefined();
+
+      await shut('chat', 'shut-user');
+      await shut('admin', 'shut-user');
+      await run(['unlock-login', '--username', 'shut-user', '--app', 'chat']);
+      await expect(throttle('chat').begin('shut-user', '192.0.2.3')).resolves.toBeDefined();
+      // The other service's account of the same name is another account.
+      await expect(throttle('admin').begin('shut-user', '192.0.2.3')).rejects.toMatchObject({
+        code: 'too_many_attempts',
+      });
+      await expect(run(['unlock-login', '--username', 'x', '--app', 'edge'])).rejects.toThrow(
+        UsageError,
+      );
+      await expect(run(['unlock-login'])).rejects.toThrow('--username is required');
+    });
+
+    it('reset-password sets a password to change at next sign-in, and forgets the failures', async () => {
+      const [admin] = await query<{ id: number }>(
+        databaseUrl,
+        `INSERT INTO "AdminUser" (username, "passwordHash", role, "updatedAt")
+         VALUES ('locked-out', $1, 'owner', now()) RETURNING id`,
+        [await hashPassword('the forgotten one')],
+      );
+      await shut('admin', 'locked-out');
+      const { out } = await run(
+        ['reset-password', '--username', 'locked-out'],
+        OLD_KEY,
+        'a brand new password\nignored second line\n',
+      );
+      expect(out).toEqual(['password of "locked-out" reset; it must be changed at next sign-in']);
+      const [row] = await query<{ passwordHash: string; mustChangePassword: boolean }>(
+        databaseUrl,
+        `SELECT "passwordHash", "mustChangePassword" FROM "AdminUser" WHERE id = $1`,
+        [admin!.id],
+      );
+      expect(row!.mustChangePassword).toBe(true);
+      expect(await verifyPassword('a brand new password', row!.passwordHash)).toBe(true);
+      await expect(throttle('admin').begin('locked-out', '192.0.2.3')).resolves.toBeDefined();
+      const audit = await query<{ actorName: string; details: unknown }>(
+        databaseUrl,
+        `SELECT "actorName", details FROM "AuditLog" WHERE action = 'admin.update' AND "targetId" = $1`,
+        [String(admin!.id)],
+      );
+      expect(audit).toEqual([{ actorName: 'cli', details: { passwordReset: true } }]);
+
+      await expect(
+        run(['reset-password', '--username', 'locked-out'], OLD_KEY, 'short\n'),
+      ).rejects.toThrow(/password must be/);
+      await expect(
+        run(['reset-password', '--username', 'nobody'], OLD_KEY, 'a brand new password\n'),
+      ).rejects.toMatchObject({ code: 'not_found' });
+    });
   });
 
   describe('as the built dist/cli.js', () => {

@@ -1,9 +1,14 @@
 import { type INestApplicationContext, type Type } from '@nestjs/common';
+import { unlockLogin as unlockThrottle } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
+import { REDIS, redisReady, type RedisClient } from '@switchyard/messaging';
 import { apiValidationPipe } from '@switchyard/service';
 import { parseArgs } from 'node:util';
 import { CreateChannelDto } from '../channels/channels.dto.js';
 import { ChannelsService } from '../channels/channels.service.js';
+import { AdminsService } from '../admins/admins.service.js';
+import { UpdateAdminDto } from '../admins/admins.dto.js';
+import { AdminUsersRepository } from '../auth/admin-users.repository.js';
 import { CLI_ACTOR } from '../common/actor.js';
 import { CreateTokenDto } from '../tokens/tokens.dto.js';
 import { TokensService } from '../tokens/tokens.service.js';
@@ -34,6 +39,13 @@ Commands:
       Default: never expires, unlimited quota, every model.
   reseal-secrets
       Re-encrypts every upstream key under the first of SECRET_KEYS (key rotation).
+  unlock-login --username NAME [--app admin|chat]
+      Forgets every failed sign-in counted against the account (default: a gateway
+      administrator; --app chat: a chat user), from every address: the way back in when
+      guessing from many addresses has shut it (docs/reliability.md, "Sign-in throttling").
+  reset-password --username NAME
+      Sets a gateway administrator's password to the first line of standard input, to be
+      changed at next sign-in; ends their sessions and forgets their failed sign-ins.
 
 Configuration comes from the environment (DATABASE_URL, REDIS_URL, REDIS_PREFIX, SECRET_KEYS).`;
 
@@ -45,6 +57,8 @@ export class UsageError extends Error {
 export interface Output {
   out(line: string): void;
   err(line: string): void;
+  /** Standard input, read whole (the tests give their own). */
+  input?(): Promise<string>;
 }
 
 type Command = (app: INestApplicationContext, args: string[], io: Output) => Promise<void>;
@@ -53,6 +67,8 @@ export const COMMANDS: Record<string, Command> = {
   'seed-demo-channel': seedDemoChannel,
   'create-token': createToken,
   'reseal-secrets': resealSecrets,
+  'unlock-login': unlockLogin,
+  'reset-password': resetPassword,
 };
 
 async function seedDemoChannel(app: INestApplicationContext, args: string[], io: Output) {
@@ -119,6 +135,46 @@ async function resealSecrets(app: INestApplicationContext, args: string[], io: O
   io.out(
     `resealed ${report.resealed} of ${report.keys} upstream keys under the current secret key`,
   );
+}
+
+async function unlockLogin(app: INestApplicationContext, args: string[], io: Output) {
+  const { values } = parse(() =>
+    parseArgs({
+      args,
+      strict: true,
+      options: { username: { type: 'string' }, app: { type: 'string', default: 'admin' } },
+    }),
+  );
+  const username = required(values.username, '--username');
+  const target = values.app;
+  if (target !== 'admin' && target !== 'chat') throw new UsageError('--app must be admin or chat');
+  const redis = app.get<RedisClient>(REDIS);
+  await redisReady(redis);
+  // The chat service keeps its throttle in the same Redis and prefix, under `chat:`.
+  await unlockThrottle(redis, target, username);
+  io.out(`failed sign-ins of "${username}" (${target}) forgotten`);
+}
+
+async function resetPassword(app: INestApplicationContext, args: string[], io: Output) {
+  const { values } = parse(() =>
+    parseArgs({ args, strict: true, options: { username: { type: 'string' } } }),
+  );
+  const username = required(values.username, '--username');
+  // From standard input, not the command line, where every user of the machine sees it.
+  const password = (await (io.input ?? readStdin)()).split(/\r?\n/)[0] ?? '';
+  const dto = await validated(UpdateAdminDto, { password });
+  const admin = await app.get(AdminUsersRepository).findByUsername(username);
+  if (!admin) throw new ApiError('not_found', `No administrator is named "${username}"`);
+  // Its sessions end and its failures are forgotten in Redis: both must happen.
+  await redisReady(app.get<RedisClient>(REDIS));
+  await app.get(AdminsService).update(CLI_ACTOR, admin.id, dto);
+  io.out(`password of "${admin.username}" reset; it must be changed at next sign-in`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Turns the parser's complaints (unknown option, missing value) into usage errors. */

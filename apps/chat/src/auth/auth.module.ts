@@ -23,9 +23,11 @@ import { SessionGuard } from './session.guard.js';
       useFactory: (redis: RedisClient, env: ChatEnv) =>
         new LoginThrottle(redis, {
           namespace: 'chat',
-          maxFailuresPerAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
-          maxFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_IP,
-          windowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
+          freeFailuresPerAccountAddress: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+          freeFailuresPerAddress: env.LOGIN_MAX_FAILURES_PER_IP,
+          accountCeiling: env.LOGIN_ACCOUNT_CEILING,
+          firstDelaySeconds: env.LOGIN_FIRST_DELAY_SECONDS,
+          maxDelaySeconds: env.LOGIN_MAX_DELAY_SECONDS,
         }),
       inject: [REDIS, ChatEnv],
     },

@@ -53,19 +53,19 @@ export class AuthService {
   }
 
   async login(dto: LoginDto, clientAddress: string): Promise<SessionResponse> {
-    await this.throttle.assertAllowed(dto.username, clientAddress);
+    const attempt = await this.throttle.begin(dto.username, clientAddress);
     const user = await this.users.findByUsername(dto.username);
     const matches = user
       ? await verifyPassword(dto.password, user.passwordHash)
       : await verifyPassword(dto.password, await this.decoy()).then(() => false);
     if (!user || !matches) {
-      await this.throttle.recordFailure(dto.username, clientAddress);
       throw new ApiError('invalid_credentials', 'Wrong username or password');
     }
+    // The right password is no guess, even for a disabled account.
+    await attempt.succeeded();
     if (user.disabled) {
       throw new ApiError('user_disabled', 'This account is disabled; contact an administrator');
     }
-    await this.throttle.forgiveAccount(dto.username);
     const session = await this.sessions.issue(user.id);
     return { token: session.token, expiresAt: session.expiresAt.toISOString() };
   }

@@ -1,3 +1,4 @@
+import { unlockLogin } from '@switchyard/auth';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { query, startApp } from '@switchyard/testing';
@@ -17,7 +18,13 @@ describe('auth: register, login, sessions', () => {
 
   beforeAll(async () => {
     await resetChatData();
-    chat = await startChat({ LOGIN_MAX_FAILURES_PER_ACCOUNT: '3', LOGIN_MAX_FAILURES_PER_IP: '6' });
+    // Past its free failures an address waits ten minutes here, not the default second, so
+    // the delay outlasts each test however slow the machine; the doubling is libs/auth's spec.
+    chat = await startChat({
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '3',
+      LOGIN_MAX_FAILURES_PER_IP: '6',
+      LOGIN_FIRST_DELAY_SECONDS: '600',
+    });
     adminToken = await login(chat.api, ADMIN.username, ADMIN.password);
   });
 
@@ -118,7 +125,7 @@ describe('auth: register, login, sessions', () => {
     expect(wrong.body.error.code).toBe('invalid_credentials');
   });
 
-  it('refuses logins for a username after too many failures, even with the right password', async () => {
+  it('delays the address that failed on a username, and lets the owner in from another', async () => {
     const { username } = await newUser(chat.api, 'victim');
     const from = { 'x-forwarded-for': '198.51.100.2' };
     for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -130,11 +137,57 @@ describe('auth: register, login, sessions', () => {
     }
     const blocked = await chat.api
       .post('/api/auth/login')
-      .set({ 'x-forwarded-for': '198.51.100.3' })
+      .set(from)
       .send({ username, password: 'a-good-password' })
       .expect(429);
     expect(blocked.body.error.code).toBe('too_many_attempts');
     expect(blocked.body.error.message).toMatch(/try again in \d+ minute/);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // The owner, from elsewhere, during the attacker's delay.
+    await chat.api
+      .post('/api/auth/login')
+      .set({ 'x-forwarded-for': '198.51.100.3' })
+      .send({ username, password: 'a-good-password' })
+      .expect(200);
+    // A name nobody has is delayed just the same: the 429 tells nothing of who exists.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await chat.api
+        .post('/api/auth/login')
+        .set({ 'x-forwarded-for': '198.51.100.4' })
+        .send({ username: 'nobody-by-this-name', password: 'guess-guess' })
+        .expect(401);
+    }
+    const unknown = await chat.api
+      .post('/api/auth/login')
+      .set({ 'x-forwarded-for': '198.51.100.4' })
+      .send({ username: 'nobody-by-this-name', password: 'guess-guess' })
+      .expect(429);
+    expect(unknown.body).toEqual(blocked.body);
+  });
+
+  it('lets the admin CLI forget the failures on a chat account', async () => {
+    const { username } = await newUser(chat.api, 'unlocked');
+    const from = { 'x-forwarded-for': '198.51.100.5' };
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await chat.api
+        .post('/api/auth/login')
+        .set(from)
+        .send({ username, password: 'guess-guess' })
+        .expect(401);
+    }
+    await chat.api
+      .post('/api/auth/login')
+      .set(from)
+      .send({ username, password: 'a-good-password' })
+      .expect(429);
+    // What `cli.js unlock-login --app chat` does, on the chat service's Redis and prefix.
+    const redis = chat.app.get<RedisClient>(REDIS);
+    await unlockLogin(redis, 'chat', username.toUpperCase());
+    await chat.api
+      .post('/api/auth/login')
+      .set(from)
+      .send({ username, password: 'a-good-password' })
+      .expect(200);
   });
 
   it('refuses logins from a client address after too many failures, and no other', async () => {

@@ -10,7 +10,7 @@ import {
 // is believed only when the direct peer is one of TRUSTED_PROXIES, and then the right-most
 // hop that is not a trusted proxy is the client. The tests connect from loopback, as the web
 // app does. Each instance counts in a Redis namespace of its own, cleared afterwards, so its
-// locked addresses (loopback among them) never reach another spec file.
+// delayed addresses (loopback among them) never reach another spec file.
 
 const REDIS_URL = process.env.REDIS_URL!;
 
@@ -20,6 +20,9 @@ async function startThrottled(name: string, trustedProxies: string): Promise<Cha
     TRUSTED_PROXIES: trustedProxies,
     LOGIN_MAX_FAILURES_PER_ACCOUNT: '100',
     LOGIN_MAX_FAILURES_PER_IP: '2',
+    // An address past its free failures stays delayed for the whole test, however slow the
+    // machine: ten minutes, not the default second.
+    LOGIN_FIRST_DELAY_SECONDS: '600',
   });
 }
 

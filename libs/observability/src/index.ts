@@ -11,6 +11,7 @@ export {
   maskCredentials,
   redactAndCut,
   redactSecrets,
+  removeSecrets,
   registerSecret,
 } from './redaction.js';
 export {

@@ -118,16 +118,27 @@ export function redactSecrets(
   text: string,
   secrets: Iterable<string | null | undefined> = [],
 ): string {
-  let out = text;
+  return maskCredentials(removeSecrets(text, secrets));
+}
+
+/**
+ * Only the known secrets removed, no shapes masked: for content (a tool's result) where a
+ * long random-looking string is data, yet a configured credential still must not show.
+ */
+export function removeSecrets(
+  text: string,
+  secrets: Iterable<string | null | undefined> = [],
+): string {
   const given: string[] = [];
   for (const secret of secrets) if (secret) given.push(...formsOf(secret));
-  if (given.length > 0)
-    out = removeAll(
-      out,
-      given.sort((a, b) => b.length - a.length),
-    );
-  if (knownSorted.length > 0) out = removeAll(out, knownSorted);
-  return maskCredentials(out);
+  const out =
+    given.length > 0
+      ? removeAll(
+          text,
+          given.sort((a, b) => b.length - a.length),
+        )
+      : text;
+  return knownSorted.length > 0 ? removeAll(out, knownSorted) : out;
 }
 
 /** `redactSecrets`, then cut to `maxChars`. */

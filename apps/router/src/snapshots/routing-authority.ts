@@ -16,7 +16,7 @@ import {
 import { ChannelStatus } from '@switchyard/db';
 import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
-import { Counter, Registry, redactAndCut } from '@switchyard/observability';
+import { Counter, Registry, redactAndCut, registerSecret } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
@@ -127,7 +127,10 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     const channel = this.channels.find((c) => c.id === channelId);
     return (channel?.keys ?? []).flatMap((key) => {
       try {
-        return [this.cipher.open(key.secretCiphertext)];
+        const secret = this.cipher.open(key.secretCiphertext);
+        // Kept out of this process's log lines too, whoever writes them.
+        registerSecret(secret);
+        return [secret];
       } catch {
         return [];
       }

@@ -362,7 +362,14 @@ export class Stack {
   /** Adds (or replaces) an account of the mock provider. */
   async mockAccount(
     key: string,
-    account: { rpm?: number; tpm?: number; concurrency?: number; banned?: boolean } = {},
+    account: {
+      rpm?: number;
+      tpm?: number;
+      concurrency?: number;
+      banned?: boolean;
+      /** Its refusals quote the whole key (apps/mock-upstream, account-pool.ts). */
+      echoKey?: boolean;
+    } = {},
   ): Promise<void> {
     await this.mockControl('PUT', `/accounts/${encodeURIComponent(key)}`, account);
   }

@@ -155,6 +155,27 @@ describe('mock-upstream', () => {
     });
   });
 
+  it('quotes the whole key in the refusals of an account set to echo it, on every endpoint', async () => {
+    const key = 'sk-mock-echo-0123456789abcdefghij';
+    await request(app.getHttpServer())
+      .put(`/_mock/accounts/${key}`)
+      .send({ banned: true, echoKey: true })
+      .expect(200);
+    for (const [path, body] of [
+      ['/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'x' }] }],
+      ['/v1/embeddings', { model: 'm', input: 'x' }],
+      ['/v1/responses', { model: 'm', input: 'x' }],
+    ] as const) {
+      const refused = await request(app.getHttpServer())
+        .post(path)
+        .set('authorization', `Bearer ${key}`)
+        .send(body)
+        .expect(401);
+      expect(refused.body.error).toMatchObject({ code: 'invalid_api_key' });
+      expect(refused.body.error.message).toContain(`Incorrect API key provided: ${key}.`);
+    }
+  });
+
   it("enforces an account's requests per minute with 429 and Retry-After", async () => {
     const send = () =>
       request(app.getHttpServer())

@@ -6,7 +6,14 @@ export {
 } from './health.js';
 export { createLogger, NestLoggerBridge, type Logger, type LoggerOptions } from './logger.js';
 export { Counter, Gauge, Histogram, HttpMetrics, MetricsModule, Registry } from './metrics.js';
-export { maskCredentials } from './redaction.js';
+export {
+  REDACTED,
+  maskCredentials,
+  redactAndCut,
+  redactSecrets,
+  removeSecrets,
+  registerSecret,
+} from './redaction.js';
 export {
   REQUEST_ID_HEADER,
   acceptRequestId,

@@ -1,6 +1,6 @@
 import { type LoggerService } from '@nestjs/common';
 import { pino, type Logger, type LevelWithSilent, type DestinationStream } from 'pino';
-import { maskCredentials, redactPaths } from './redaction.js';
+import { redactPaths, redactSecrets } from './redaction.js';
 import { currentRequestId } from './request-context.js';
 
 export type { Logger } from 'pino';
@@ -26,7 +26,7 @@ export function createLogger(options: LoggerOptions): Logger {
         const requestId = currentRequestId();
         return requestId ? { requestId } : {};
       },
-      hooks: { streamWrite: maskCredentials },
+      hooks: { streamWrite: (line) => redactSecrets(line) },
     },
     options.destination ?? bufferedStdout(),
   );

@@ -32,6 +32,14 @@ export interface TestMcpServer {
   close(): Promise<void>;
 }
 
+export interface TestMcpServerOptions {
+  /**
+   * Refuses every request with 401 and a body that quotes the Authorization header it was
+   * sent, as careless servers do: what the chat app must never show (docs/tools.md).
+   */
+  echoCredentials?: boolean;
+}
+
 export function forecastFor(address: string): string {
   return `Forecast for ${address}: sunny, 21 C`;
 }
@@ -117,11 +125,20 @@ function mcpServer(calls: ReceivedCall[], headers: IncomingMessage['headers']): 
   return server;
 }
 
-export async function startTestMcpServer(): Promise<TestMcpServer> {
+export async function startTestMcpServer(
+  options: TestMcpServerOptions = {},
+): Promise<TestMcpServer> {
   const calls: ReceivedCall[] = [];
   const requestHeaders: IncomingMessage['headers'][] = [];
   const http = createServer((req, res) => {
     requestHeaders.push(req.headers);
+    if (options.echoCredentials) {
+      req.resume();
+      res
+        .writeHead(401, { 'content-type': 'text/plain' })
+        .end(`Invalid credentials: ${req.headers.authorization ?? '(none)'}`);
+      return;
+    }
     // Stateless: one MCP server and transport per HTTP request.
     const server = mcpServer(calls, req.headers);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AdminEnv } from '@switchyard/config';
 import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
-import { maskCredentials } from '@switchyard/observability';
+import { redactSecrets } from '@switchyard/observability';
 import {
   DEFAULT_ANTHROPIC_VERSION,
   awsCredentials,
@@ -421,7 +421,10 @@ function describe(error: unknown): string {
   return `${error.message}${cause}`;
 }
 
-/** Upstreams sometimes quote the key back in their errors: never pass it on. */
+/**
+ * Upstreams sometimes quote the key back in their errors: never pass it on, nor any part
+ * of a composite key (docs/architecture.md, "Secrets in error text").
+ */
 function scrub(text: string, secret: string): string {
-  return maskCredentials(secret === '' ? text : text.split(secret).join('[redacted]'));
+  return redactSecrets(text, [secret]);
 }

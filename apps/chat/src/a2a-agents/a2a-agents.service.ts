@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type A2aAgent } from '@switchyard/db';
+import { registerSecret } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
 import { wholeList } from '@switchyard/service';
 import { validateHeaders } from '../common/request-headers.js';
@@ -122,6 +123,8 @@ export class A2aAgentsService {
     const headers = agent.headersCiphertext
       ? (JSON.parse(this.cipher.open(agent.headersCiphertext)) as Record<string, string>)
       : {};
+    // Opened header values are kept out of every log line of this process too.
+    for (const value of Object.values(headers)) registerSecret(value);
     return { name: agent.name, cardUrl: agent.cardUrl, headers };
   }
 

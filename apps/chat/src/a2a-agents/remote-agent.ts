@@ -6,6 +6,7 @@ import {
   type AgentCard,
   type Part,
 } from '@a2a-js/sdk';
+import { redactSecrets } from '@switchyard/observability';
 import {
   ClientFactory,
   DefaultAgentCardResolver,
@@ -50,7 +51,12 @@ export function textOf(parts: Part[] | undefined): string {
 }
 
 /** Why a request to the agent failed, in words for an administrator or a model. */
-export function describeAgentError(error: unknown): string {
+export function describeAgentError(error: unknown, headers: Record<string, string> = {}): string {
+  // An agent's refusal may quote the header it was sent: its values are never shown.
+  return redactSecrets(causedBy(error), Object.values(headers));
+}
+
+function causedBy(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   const text = typeof message === 'string' ? message : String(error);
   // fetch hides the reason (ECONNREFUSED, a refused port…) in its causes.
@@ -160,7 +166,7 @@ export class RemoteAgent implements Delegate {
       if (signal.aborted) throw new DelegationError('tool_failed', 'the reply was stopped');
       throw new DelegationError(
         isNetworkFailure(error) ? 'server_unreachable' : 'tool_failed',
-        `agent "${this.agent}": ${describeAgentError(error)}`,
+        `agent "${this.agent}": ${describeAgentError(error, this.endpoint.headers)}`,
       );
     }
     if (state === TaskState.TASK_STATE_COMPLETED) {
@@ -169,7 +175,10 @@ export class RemoteAgent implements Delegate {
     if (TERMINAL_FAILURES.has(state)) {
       throw new DelegationError(
         'tool_failed',
-        `agent "${this.agent}" ended the task ${stateName(state)}${statusText ? `: ${statusText}` : ''}`,
+        redactSecrets(
+          `agent "${this.agent}" ended the task ${stateName(state)}${statusText ? `: ${statusText}` : ''}`,
+          Object.values(this.endpoint.headers),
+        ),
       );
     }
     throw new DelegationError(

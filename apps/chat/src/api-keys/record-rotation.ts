@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { withRedis } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { registerSecret } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
 import { type PurposeName } from '../common/platform.js';
 import { EditionsService } from '../editions/editions.service.js';
@@ -51,6 +52,8 @@ export class RecordRotation {
     for (const record of [...usable.slice(start), ...usable.slice(0, start)]) {
       try {
         const apiKey = this.cipher.open(record.keyCiphertext);
+        // An upstream's error may quote the key: every redaction of this process removes it.
+        registerSecret(apiKey);
         targets.push({ recordId: record.id, address: record.address, apiKey });
       } catch (error) {
         this.logger.error({

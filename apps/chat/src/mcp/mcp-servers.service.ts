@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type McpServer } from '@switchyard/db';
+import { registerSecret } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
 import { wholeList } from '@switchyard/service';
 import { validateHeaders } from '../common/request-headers.js';
@@ -110,14 +111,12 @@ export class McpServersService {
     const rows = await this.servers.listEnabledAmong(ids);
     return Promise.all(
       rows.map(async (server): Promise<ServerConnection> => {
+        const endpoint = this.endpointOf(server);
         try {
-          const session = await McpSession.open(
-            this.endpointOf(server),
-            this.env.CHAT_TOOL_TIMEOUT_MS,
-          );
+          const session = await McpSession.open(endpoint, this.env.CHAT_TOOL_TIMEOUT_MS);
           return { server, session };
         } catch (error) {
-          const reason = describeMcpError(error);
+          const reason = describeMcpError(error, endpoint.headers);
           this.logger.warn({ message: 'MCP server unreachable', serverId: server.id, reason });
           return { server, error: reason };
         }
@@ -129,6 +128,8 @@ export class McpServersService {
     const headers = server.headersCiphertext
       ? (JSON.parse(this.cipher.open(server.headersCiphertext)) as Record<string, string>)
       : {};
+    // Opened header values are kept out of every log line of this process too.
+    for (const value of Object.values(headers)) registerSecret(value);
     return { name: server.name, url: server.url, headers };
   }
 
@@ -148,13 +149,14 @@ export class McpServersService {
     const checkedAt = new Date().toISOString();
     let session: McpSession | undefined;
     let lastError: string | null = null;
+    const endpoint = this.endpointOf(server);
     try {
       session = await McpSession.open(
-        this.endpointOf(server),
+        endpoint,
         Math.min(PROBE_TIMEOUT_MS, this.env.CHAT_TOOL_TIMEOUT_MS),
       );
     } catch (error) {
-      lastError = describeMcpError(error);
+      lastError = describeMcpError(error, endpoint.headers);
     } finally {
       await session?.close();
     }

@@ -107,6 +107,30 @@ describe('admin: MCP servers', () => {
     ]);
   });
 
+  it('reports a server that quotes its credential back, without the header value', async () => {
+    const echoing = await startTestMcpServer({ echoCredentials: true });
+    try {
+      // Not key-shaped: only the server's own configured value can be recognised.
+      const value = 'Token echoed.5e1f7a.credential';
+      const created = await chat.api
+        .post('/api/admin/mcp-servers')
+        .set(admin)
+        .send({ name: 'echoing', url: echoing.url, headers: { Authorization: value } })
+        .expect(201);
+      expect(echoing.requestHeaders.map((headers) => headers.authorization)).toContain(value);
+      const server = created.body as ServerResponse;
+      expect(server.status).toMatchObject({
+        reachable: false,
+        lastError: expect.stringContaining('Invalid credentials: [redacted]') as unknown,
+      });
+      const fetched = await chat.api.get(`/api/admin/mcp-servers/${server.id}`).set(admin);
+      expect(JSON.stringify([created.body, fetched.body])).not.toContain('echoed.5e1f7a');
+      await chat.api.delete(`/api/admin/mcp-servers/${server.id}`).set(admin).expect(204);
+    } finally {
+      await echoing.close();
+    }
+  });
+
   it('changes, refuses duplicates and bad input, and deletes', async () => {
     const listed = (await chat.api.get('/api/admin/mcp-servers').set(admin).expect(200)).body
       .items as ServerResponse[];

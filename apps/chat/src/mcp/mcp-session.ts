@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets, removeSecrets } from '@switchyard/observability';
 
 // One connection to one MCP server over Streamable HTTP, with the official SDK client.
 // A session lives as long as one listing or one reply's tool loop, then closes: servers
@@ -71,14 +72,20 @@ export class McpSession {
     const text = result.content
       .map((part) => (part.type === 'text' ? part.text : JSON.stringify(part)))
       .join('\n');
-    return { text, isError: result.isError === true };
+    // The text reaches the model, the browser and the stored reply: a server's error may
+    // quote the credential it was sent (docs/architecture.md, "Secrets in error text").
+    const secrets = Object.values(this.endpoint.headers);
+    return result.isError === true
+      ? { text: redactSecrets(text, secrets), isError: true }
+      : { text: removeSecrets(text, secrets), isError: false };
   }
 
   async readResource(uri: string, timeoutMs: number, signal: AbortSignal): Promise<string> {
     const result = await this.client.readResource({ uri }, { timeout: timeoutMs, signal });
-    return result.contents
+    const text = result.contents
       .map((part) => ('text' in part ? part.text : `[${part.mimeType ?? 'binary'} content]`))
       .join('\n');
+    return removeSecrets(text, Object.values(this.endpoint.headers));
   }
 
   async close(): Promise<void> {
@@ -87,10 +94,13 @@ export class McpSession {
 }
 
 /** A short, stable description of why a server could not be used. */
-export function describeMcpError(error: unknown): string {
+export function describeMcpError(error: unknown, headers: Record<string, string> = {}): string {
+  let text = String(error);
   if (error instanceof Error) {
     const cause = (error as Error & { cause?: { code?: string } }).cause;
-    return cause?.code ? `${error.message} (${cause.code})` : error.message;
+    text = cause?.code ? `${error.message} (${cause.code})` : error.message;
   }
-  return String(error);
+  // A server's refusal may quote the header it was sent; its values are never shown
+  // (docs/tools.md), so not in a status, a step or a log line either.
+  return redactSecrets(text, Object.values(headers));
 }

@@ -217,7 +217,7 @@ export class Toolbox {
       if (isTimeout(error)) {
         return fail('tool_timeout', `no answer from the tool within ${this.timeoutMs} ms`);
       }
-      return fail('tool_failed', describeMcpError(error));
+      return fail('tool_failed', describeMcpError(error, session.endpoint.headers));
     }
   }
 

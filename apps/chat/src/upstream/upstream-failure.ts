@@ -1,5 +1,5 @@
 import { type ApiErrorCode } from '@switchyard/contracts';
-import { maskCredentials } from '@switchyard/observability';
+import { redactSecrets } from '@switchyard/observability';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 // What went wrong with one call to an upstream, in the terms of docs/specification.md
@@ -35,7 +35,8 @@ export function isRetryable(failure: UpstreamFailure): boolean {
 }
 
 function tidy(text: string): string {
-  const clean = maskCredentials(text).replace(/\s+/g, ' ').trim();
+  // API key records' keys are registered when opened (record-rotation.ts).
+  const clean = redactSecrets(text).replace(/\s+/g, ' ').trim();
   return clean.length > 300 ? `${clean.slice(0, 297)}...` : clean;
 }
 

@@ -53,6 +53,11 @@ export class ChannelForwarder {
    * Sends the request to the candidate's channel. Rejects with `UpstreamUnreachable` when
    * no response came (refused, timed out), with the abort reason when the client left.
    */
+  /** The candidate's upstream key, for removing it from what its upstream says. */
+  secretOf(candidate: Candidate): string {
+    return this.vault.secretOf(candidate.key);
+  }
+
   forward(candidate: Candidate, request: ForwardRequest): Promise<UpstreamResponse> {
     const secret = this.vault.secretOf(candidate.key);
     const adapter = adapterFor(request.endpoint, candidate.channel);

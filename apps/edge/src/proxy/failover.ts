@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, isRetryableOutcome, outcomeOfStatus } from '@switchyard/contracts';
+import { redactSecrets } from '@switchyard/observability';
 import { type RoutingTable } from '@switchyard/routing';
 import { RoutingState } from '../routing/routing-state.js';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
@@ -131,6 +132,10 @@ export class Failover {
   ): Promise<Answered | SettledFailure | GatewayError> {
     const { candidate } = attempt;
     const attemptStarted = performance.now();
+    // What an upstream says goes to the client, the logs and the router's audit: never
+    // with its key in it (docs/architecture.md, "Secrets in error text").
+    const secret = this.forwarder.secretOf(candidate);
+    const redact = (text: string): string => redactSecrets(text, [secret]);
     if (exchange.endpoint === 'messages.count_tokens' && candidate.channel.provider !== 'anthropic')
       return this.countedHere(exchange, attempt, attemptStarted);
     let response: UpstreamResponse;
@@ -147,10 +152,9 @@ export class Failover {
       attempt.lease.release(0);
       if (error instanceof GatewayError && !exchange.abort.signal.aborted) return error;
       if (!(error instanceof UpstreamUnreachable)) throw clientGone(exchange.abort, error);
-      this.outcomes.add(
-        channelOutcome(candidate, error.kind, attemptStarted, undefined, error.message),
-      );
-      return { kind: error.kind, message: error.message, fast: error.fast };
+      const message = redact(error.message);
+      this.outcomes.add(channelOutcome(candidate, error.kind, attemptStarted, undefined, message));
+      return { kind: error.kind, message, fast: error.fast };
     }
 
     const adapter = adapterFor(exchange.endpoint, candidate.channel);
@@ -170,8 +174,8 @@ export class Failover {
     );
     if (isRetryableOutcome(kind)) {
       const detail = errorBody
-        ? errorDetailOf(errorBody.toString('utf8'))
-        : await readErrorDetail(response);
+        ? errorDetailOf(errorBody.toString('utf8'), secret)
+        : await readErrorDetail(response, secret);
       attempt.lease.release(0);
       this.outcomes.add(channelOutcome(candidate, kind, attemptStarted, response, detail));
       return {
@@ -200,16 +204,23 @@ export class Failover {
       attempt.lease.release(0);
       if (exchange.abort.signal.aborted) throw clientGone(exchange.abort, error);
       if (error instanceof UpstreamUnreachable) {
-        this.outcomes.add(
-          channelOutcome(candidate, error.kind, attemptStarted, response, error.message),
-        );
-        return { kind: error.kind, message: error.message, fast: false };
+        const message = redact(error.message);
+        this.outcomes.add(channelOutcome(candidate, error.kind, attemptStarted, response, message));
+        return { kind: error.kind, message, fast: false };
       }
-      const message = `the upstream closed the connection before answering (${(error as Error).message})`;
+      const message = redact(
+        `the upstream closed the connection before answering (${(error as Error).message})`,
+      );
       this.outcomes.add(
         channelOutcome(candidate, 'connect_error', attemptStarted, response, message),
       );
       return { kind: 'connect_error', message, fast: false };
+    }
+    if (answer.kind === 'whole' && response.statusCode >= 400) {
+      // A refusal the client gets as the upstream worded it (a 400, a 404): its words only.
+      const text = answer.body.toString('utf8');
+      const clean = redact(text);
+      if (clean !== text) answer = { ...answer, body: Buffer.from(clean) };
     }
     if (answer.kind === 'whole' && response.statusCode < 400) {
       // A success that is not JSON (a proxy's HTML page, a body cut short) is a broken
@@ -232,7 +243,7 @@ export class Failover {
       // reached the client yet, fail over as for a 429.
       attempt.lease.release(0);
       await answer.rest.return?.();
-      const message = `the upstream stream failed at once: ${answer.translator.failure}`;
+      const message = redact(`the upstream stream failed at once: ${answer.translator.failure}`);
       this.outcomes.add(
         channelOutcome(candidate, 'rate_limited', attemptStarted, response, message),
       );

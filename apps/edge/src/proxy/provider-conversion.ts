@@ -1,4 +1,5 @@
 import { GatewayError, type GatewayEndpoint, type RoutedChannel } from '@switchyard/contracts';
+import { redactSecrets } from '@switchyard/observability';
 import {
   AnthropicStreamReader,
   ChatToMessagesStream,
@@ -255,6 +256,16 @@ function summaryOf({ usage, model, completionText }: TranslatedAnswer): JsonSumm
   return { usage, model, completionText, items: 0 };
 }
 
+/**
+ * The events that carry an upstream's mid-stream error, which quote its words: without
+ * the keys this edge opened (key-vault.ts) or anything credential-shaped
+ * (docs/architecture.md, "Secrets in error text"). Only these are searched: the answer's
+ * content is the model's, and passes as it came.
+ */
+function failureEvents(events: Buffer | string): Buffer {
+  return Buffer.from(redactSecrets(events.toString()));
+}
+
 /** A passed-through stream, byte for byte, read for its usage as it passes. */
 async function* relayedAsIs(
   rest: AsyncIterator<Buffer>,
@@ -263,7 +274,7 @@ async function* relayedAsIs(
   try {
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       reader.push(next.value);
-      yield next.value;
+      yield reader.failure ? failureEvents(next.value) : next.value;
       if (reader.failure) return;
     }
     const ending = reader.end();
@@ -280,7 +291,7 @@ async function* translated(
   try {
     for (let next = await rest.next(); !next.done; next = await rest.next()) {
       const events = translator.push(next.value);
-      if (events !== '') yield Buffer.from(events);
+      if (events !== '') yield translator.failure ? failureEvents(events) : Buffer.from(events);
       if (translator.failure) return;
     }
     yield Buffer.from(translator.end());

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
+import { redactSecrets } from '@switchyard/observability';
 import { messagesErrorEvent } from '@switchyard/providers';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
 import { type Delivery, type RoutedExchange } from './exchange.js';
@@ -71,7 +72,8 @@ export class Relay {
           }
         } catch (error) {
           if (exchange.abort.signal.aborted) return;
-          interrupted = (error as Error).message;
+          // Keys the edge opened are registered with the redaction (key-vault.ts).
+          interrupted = redactSecrets((error as Error).message);
           yield Buffer.from(
             answer.translator?.interrupt?.(interrupted) ??
               (exchange.endpoint === 'messages'
@@ -91,7 +93,7 @@ export class Relay {
     void reply.send(relay);
     await done;
     const summary = observer.summary();
-    interrupted ??= answer.translator?.failure ?? null;
+    interrupted ??= answer.translator?.failure ? redactSecrets(answer.translator.failure) : null;
     const clientGone = exchange.abort.signal.aborted;
     // A finished stream reports again only when it broke: its start already counted as ok.
     if (interrupted)

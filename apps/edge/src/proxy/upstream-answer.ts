@@ -1,5 +1,6 @@
 import { type ChannelOutcome, type OutcomeKind } from '@switchyard/contracts';
 import { type StreamTranslator } from '@switchyard/providers';
+import { redactAndCut } from '@switchyard/observability';
 import { type Candidate } from '@switchyard/routing';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { type JsonSummary } from './stream-observer.js';
@@ -76,24 +77,35 @@ async function firstChunk(
   }
 }
 
-/** The upstream's own words for a refused attempt, for logs and the router (never for billing). */
-export async function readErrorDetail(response: UpstreamResponse): Promise<string> {
+/**
+ * The upstream's own words for a refused attempt, for the client, logs and the router
+ * (never for billing), with the channel's key and anything credential-shaped removed.
+ */
+export async function readErrorDetail(response: UpstreamResponse, secret: string): Promise<string> {
   try {
-    return errorDetailOf(await response.body.text());
+    return errorDetailOf(await response.body.text(), secret);
   } catch {
     return '';
   }
 }
 
-/** The message of an error body, whatever its provider (they all nest it in `error`). */
-export function errorDetailOf(body: string): string {
+const MAX_DETAIL_CHARS = 200;
+
+/**
+ * The message of an error body, whatever its provider (they all nest it in `error`),
+ * redacted before it is cut: a cut first could leave part of a key the redaction no longer
+ * recognises (docs/architecture.md, "Secrets in error text").
+ */
+export function errorDetailOf(body: string, secret: string): string {
   const text = body.slice(0, 2_000);
+  let detail: string;
   try {
     const parsed = JSON.parse(text) as { error?: { message?: string; code?: string } };
-    return parsed.error?.message ?? parsed.error?.code ?? text.slice(0, 200);
+    detail = parsed.error?.message ?? parsed.error?.code ?? text;
   } catch {
-    return text.slice(0, 200);
+    detail = text;
   }
+  return redactAndCut(detail, MAX_DETAIL_CHARS, [secret]);
 }
 
 /**
@@ -146,6 +158,6 @@ export function channelOutcome(
     ...(typeof retryAfter === 'string' && /^\d+$/.test(retryAfter)
       ? { retryAfterMs: Number(retryAfter) * 1000 }
       : {}),
-    ...(detail ? { detail: detail.slice(0, 200) } : {}),
+    ...(detail ? { detail: redactAndCut(detail, MAX_DETAIL_CHARS) } : {}),
   };
 }

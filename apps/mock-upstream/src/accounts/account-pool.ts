@@ -15,6 +15,11 @@ export interface AccountSpec {
   /** Requests at once; 0 = no limit. */
   concurrency: number;
   banned: boolean;
+  /**
+   * Its refusals quote the whole key it was sent, as some providers' do ("Incorrect API key
+   * provided: sk-…"): what the gateway must never pass on (docs/architecture.md).
+   */
+  echoKey?: boolean;
 }
 
 export interface AccountStats {
@@ -126,7 +131,7 @@ class Account {
 
 export type Admission =
   | { kind: 'unknown' }
-  | { kind: 'banned' }
+  | { kind: 'banned'; echoKey: boolean }
   | {
       kind: 'limited';
       limit: 'requests' | 'tokens' | 'concurrency';
@@ -170,7 +175,7 @@ export class AccountPool {
     const account = key === undefined ? undefined : this.accounts.get(key);
     if (!account) return { kind: 'unknown' };
     account.stats.requests += 1;
-    if (account.spec.banned) return { kind: 'banned' };
+    if (account.spec.banned) return { kind: 'banned', echoKey: account.spec.echoKey === true };
     const limit = account.refusal(now, promptTokens);
     if (limit) {
       account.stats.rateLimited += 1;

@@ -48,6 +48,7 @@ export class ControlController {
       tpm: body.tpm ?? 0,
       concurrency: body.concurrency ?? 0,
       banned: body.banned ?? false,
+      ...(body.echoKey ? { echoKey: true } : {}),
     };
     this.accounts.upsert(spec);
     return spec;

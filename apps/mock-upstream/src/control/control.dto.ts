@@ -5,6 +5,7 @@ export class AccountDto {
   @IsOptional() @IsInt() @Min(0) tpm?: number;
   @IsOptional() @IsInt() @Min(0) concurrency?: number;
   @IsOptional() @IsBoolean() banned?: boolean;
+  @IsOptional() @IsBoolean() echoKey?: boolean;
 }
 
 export class FaultDto {

@@ -92,8 +92,10 @@ export class ExchangeService {
         .headers(dialect.errorHeaders?.(status, { code: 'account_deactivated' }) ?? {})
         .send(
           dialect.error(status, {
-            code: 'account_deactivated',
-            message: 'This account has been deactivated.',
+            code: admission.echoKey ? 'invalid_api_key' : 'account_deactivated',
+            message: admission.echoKey
+              ? `Incorrect API key provided: ${key ?? ''}. You can find your API key at https://platform.example/account/api-keys.`
+              : 'This account has been deactivated.',
           }),
         );
       return null;

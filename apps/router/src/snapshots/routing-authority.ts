@@ -16,7 +16,8 @@ import {
 import { ChannelStatus } from '@switchyard/db';
 import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
-import { Counter, Registry } from '@switchyard/observability';
+import { Counter, Registry, redactAndCut, registerSecret } from '@switchyard/observability';
+import { SecretCipher } from '@switchyard/security';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 
@@ -27,6 +28,8 @@ import { LeaderLock } from '../leadership/leader-lock.js';
 
 const VERSION_KEY = 'routing:version';
 const PUBLISH_DEBOUNCE_MS = 50;
+/** A key's stored status reason (ChannelKey.statusReason) is kept short. */
+const MAX_REASON_CHARS = 500;
 /** A safety net for missed `channel.changed` events. */
 const RELOAD_EVERY_MS = 60_000;
 
@@ -47,6 +50,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     private readonly bus: EventBus,
     @Inject(REDIS) private readonly redis: RedisClient,
     registry: Registry,
+    private readonly cipher: SecretCipher,
   ) {
     this.changes = new Counter({
       name: 'router_health_changes_total',
@@ -94,14 +98,20 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     this.changes.inc({ kind: change.kind });
     if (change.kind === 'key_banned') {
       if (!this.lock.isLeader) return;
-      const disabled = await this.store.autoDisableKey(
-        change.keyId,
+      // The detail is the upstream's own words, which may quote the key: the edge removed
+      // it already, and the router does again before the reason is stored, audited and
+      // logged, whatever edge sent it (docs/architecture.md, "Secrets in error text").
+      const reason = redactAndCut(
         `banned by the upstream: ${change.detail}`,
+        MAX_REASON_CHARS,
+        this.secretsOfChannel(change.channelId),
       );
+      const disabled = await this.store.autoDisableKey(change.keyId, reason);
       if (!disabled) return;
       this.logger.warn({
         message: 'key disabled automatically: the upstream refused it',
         ...change,
+        detail: reason,
       });
       await this.announceChannelChange(change.channelId);
       return;
@@ -110,6 +120,21 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
       this.logger.warn({ message: 'breaker opened: the channel fails too often', ...change });
     }
     this.schedulePublish();
+  }
+
+  /** Every key of a channel: an upstream may quote any of them. */
+  private secretsOfChannel(channelId: number): string[] {
+    const channel = this.channels.find((c) => c.id === channelId);
+    return (channel?.keys ?? []).flatMap((key) => {
+      try {
+        const secret = this.cipher.open(key.secretCiphertext);
+        // Kept out of this process's log lines too, whoever writes them.
+        registerSecret(secret);
+        return [secret];
+      } catch {
+        return [];
+      }
+    });
   }
 
   /** A probe found a disabled key or an open channel healthy again. */

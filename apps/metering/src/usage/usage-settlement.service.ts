@@ -4,6 +4,7 @@ import { Events } from '@switchyard/contracts';
 import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
+import { SpendLedger, spendAccount } from '@switchyard/spend';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
 import { UsageMetrics } from './usage.metrics.js';
@@ -18,7 +19,9 @@ const PUBLISH_ATTEMPTS = 8;
 
 /**
  * Settles usage entries in batches: each entry's promise resolves once the transaction
- * holding it has committed, then the tokens it ran out of quota are announced.
+ * holding it has committed and the requests' spend holds have moved to settled spend (the
+ * edge held their worst case, docs/architecture.md, "Spend holds"), then the tokens it ran
+ * out of quota are announced.
  */
 @Injectable()
 export class UsageSettlement {
@@ -30,6 +33,7 @@ export class UsageSettlement {
     private readonly database: SqlReadiness,
     private readonly bus: EventBus,
     private readonly metrics: UsageMetrics,
+    private readonly ledger: SpendLedger,
     env: MeteringEnv,
   ) {
     this.batcher = new MicroBatcher<UsageEntry, EntryOutcome>(
@@ -74,7 +78,23 @@ export class UsageSettlement {
   }
 
   private async write(entries: UsageEntry[]): Promise<EntryOutcome[]> {
-    const { outcomes, exhausted } = await this.repository.settle(entries);
+    const { outcomes, exhausted, spends } = await this.repository.settle(entries);
+    // Postgres is the record: a ledger Redis does not take keeps the holds until they
+    // expire, and the next settlement of the token brings its copy up to date.
+    await this.ledger
+      .settle(
+        spends.map((spend) => ({
+          account: spendAccount('token', spend.tokenId),
+          total: spend.usedQuota,
+          requestIds: spend.requestIds,
+        })),
+      )
+      .catch((error: unknown) => {
+        this.logger.warn({
+          message: 'spend holds not settled (they expire on their own)',
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      });
     for (const token of exhausted) void this.announce(token);
     return outcomes;
   }

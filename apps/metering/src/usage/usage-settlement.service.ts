@@ -4,7 +4,7 @@ import { Events } from '@switchyard/contracts';
 import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
-import { SpendLedger, spendAccount } from '@switchyard/spend';
+import { SpendLedger, spendAccount, type Settlement } from '@switchyard/spend';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
 import { UsageMetrics } from './usage.metrics.js';
@@ -16,6 +16,9 @@ const OUTAGE_RETRY_MS = { min: 200, max: 5_000 };
 const TRANSIENT_RETRIES = 3;
 /** Attempts to publish `token.exhausted` while Redis does not take it (about a minute). */
 const PUBLISH_ATTEMPTS = 8;
+/** Spend settlements kept for Redis to come back; past these, their holds just expire. */
+const MAX_UNSETTLED = 10_000;
+const UNSETTLED_RETRY_MS = 1_000;
 
 /**
  * Settles usage entries in batches: each entry's promise resolves once the transaction
@@ -27,6 +30,10 @@ const PUBLISH_ATTEMPTS = 8;
 export class UsageSettlement {
   private readonly logger = new Logger(UsageSettlement.name);
   private readonly batcher: MicroBatcher<UsageEntry, EntryOutcome>;
+  /** Settlements Redis did not take: sent again (they are idempotent) until it does. */
+  private unsettled: Settlement[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private settling = true;
 
   constructor(
     private readonly repository: UsageRepository,
@@ -75,28 +82,48 @@ export class UsageSettlement {
   /** Shutting down: write what is pending now, and hold nothing for an unreachable database. */
   stop(): void {
     this.batcher.stop();
+    clearTimeout(this.retryTimer);
   }
 
   private async write(entries: UsageEntry[]): Promise<EntryOutcome[]> {
     const { outcomes, exhausted, spends } = await this.repository.settle(entries);
-    // Postgres is the record: a ledger Redis does not take keeps the holds until they
-    // expire, and the next settlement of the token brings its copy up to date.
-    await this.ledger
-      .settle(
-        spends.map((spend) => ({
-          account: spendAccount('token', spend.tokenId),
-          total: spend.usedQuota,
-          requestIds: spend.requestIds,
-        })),
-      )
-      .catch((error: unknown) => {
-        this.logger.warn({
-          message: 'spend holds not settled (they expire on their own)',
-          reason: error instanceof Error ? error.message : String(error),
-        });
-      });
+    await this.settleHolds(
+      spends.map((spend) => ({
+        account: spendAccount('token', spend.tokenId),
+        total: spend.usedQuota,
+        requestIds: spend.requestIds,
+      })),
+    );
     for (const token of exhausted) void this.announce(token);
     return outcomes;
+  }
+
+  /**
+   * Postgres is the record: while Redis does not take a settlement, its holds keep
+   * counting against the quota (over-counting, never under), and it is sent again every
+   * second; were metering to stop meanwhile, the holds expire (docs/architecture.md).
+   */
+  private async settleHolds(settlements: Settlement[]): Promise<void> {
+    const batch = [...this.unsettled, ...settlements];
+    this.unsettled = [];
+    if (batch.length === 0) return;
+    try {
+      await this.ledger.settle(batch);
+      if (!this.settling) this.logger.log('spend holds settle again');
+      this.settling = true;
+    } catch (error) {
+      if (this.settling)
+        this.logger.warn({
+          message: 'spend holds not settled yet: Redis did not take them; retrying',
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      this.settling = false;
+      this.unsettled = [...batch, ...this.unsettled].slice(-MAX_UNSETTLED);
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.settleHolds([]);
+      }, UNSETTLED_RETRY_MS).unref();
+    }
   }
 
   private async announce(token: ExhaustedToken): Promise<void> {

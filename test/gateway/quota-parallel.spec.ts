@@ -1,5 +1,7 @@
 import { eventually, query, type AppProcess } from '@switchyard/testing';
+import { Redis } from 'ioredis';
 import { chat, type Answered } from '../support/load.js';
+import { PrivateRedis } from '../support/private-redis.js';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Quotas under parallel requests (docs/reliability.md, "Quota overspend"): each request
@@ -13,24 +15,39 @@ const PRICE = 5_000_000;
 const PARALLEL = 50;
 const MAX_TOKENS = 16;
 
+/** A model priced at PRICE, served by a fresh mock account whose answers take `latencyMs`. */
+async function pricedModel(stack: Stack, latencyMs: number): Promise<string> {
+  const model = uniqueName('priced');
+  await query(
+    stack.databaseUrl,
+    `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "updatedAt") VALUES ($1, $2, $2, now())`,
+    [model, PRICE],
+  );
+  await stack.publish('price.changed', { model });
+  const account = await freshAccount(stack);
+  await stack.createChannel({ models: [model], keys: [account] });
+  if (latencyMs > 0) await stack.mockFault({ key: account, latencyMs });
+  return model;
+}
+
+/** What a token's requests in flight hold in the spend ledger (libs/spend). */
+async function heldFor(stack: Stack, tokenId: number): Promise<number> {
+  const redis = new Redis(stack.redisUrl);
+  try {
+    return Number((await redis.hget(`${stack.prefix}:spend:{token:${tokenId}}:h`, '#held')) ?? 0);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 describe('gateway + metering: quotas under parallel requests', () => {
   const stack = new Stack({ edges: 2, metering: true });
   let model: string;
-  let account: string;
 
   beforeAll(async () => {
     await stack.start();
-    model = uniqueName('priced');
-    await query(
-      stack.databaseUrl,
-      `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "updatedAt") VALUES ($1, $2, $2, now())`,
-      [model, PRICE],
-    );
-    await stack.publish('price.changed', { model });
-    account = await freshAccount(stack);
-    await stack.createChannel({ models: [model], keys: [account] });
     // Every answer takes a second: the fifty requests are all in flight together.
-    await stack.mockFault({ key: account, latencyMs: 1_000 });
+    model = await pricedModel(stack, 1_000);
   }, 90_000);
 
   afterAll(() => stack.stop());
@@ -111,11 +128,110 @@ describe('gateway + metering: quotas under parallel requests', () => {
     expect(result.used).toBeLessThanOrEqual(QUOTA + worst - result.cheapest);
   }
 
+  /** Metering settled every request: nothing is left held against the token. */
+  async function nothingHeld(tokenId: number): Promise<void> {
+    await eventually(
+      async () => ((await heldFor(stack, tokenId)) === 0 ? true : undefined),
+      5_000,
+      'every hold settled',
+    );
+  }
+
   it(`holds ${PARALLEL} parallel streams on one edge to the quota`, async () => {
-    check(await burst([stack.edges[0]!]), 'one edge');
+    const result = await burst([stack.edges[0]!]);
+    check(result, 'one edge');
+    await nothingHeld(result.token);
   }, 60_000);
 
   it(`holds ${PARALLEL} parallel streams across two edges to the quota`, async () => {
-    check(await burst(stack.edges), 'two edges');
+    const result = await burst(stack.edges);
+    check(result, 'two edges');
+    await nothingHeld(result.token);
   }, 60_000);
+
+  it('serves the rest of the quota once earlier requests have settled', async () => {
+    const token = await stack.createToken({ quota: QUOTA });
+    let served = 0;
+    for (let i = 0; i < 40; i += 1) {
+      const answer = await chat(stack.edge.url, token.key, body(i));
+      if (answer.status !== 200) {
+        expect(answer.status).toBe(429);
+        break;
+      }
+      served += 1;
+      // Each request alone, settled before the next: its hold is gone when the next comes.
+      await nothingHeld(token.id);
+    }
+    const [row] = await query<{ used: string; status: string }>(
+      stack.databaseUrl,
+      'SELECT "usedQuota"::text AS used, status FROM "Token" WHERE id = $1',
+      [token.id],
+    );
+    // One at a time, the quota is spent to its end as before holds: the last request ran
+    // over with what it found left, and the token is exhausted.
+    expect(served).toBeGreaterThanOrEqual(Math.floor(QUOTA / 100));
+    expect(Number(row!.used)).toBeGreaterThanOrEqual(QUOTA);
+    expect(row!.status).toBe('exhausted');
+  }, 60_000);
+});
+
+describe('gateway + metering: quotas while Redis is down', () => {
+  const redis = new PrivateRedis({ persistent: true });
+  let stack: Stack;
+
+  beforeAll(async () => {
+    await redis.start();
+    stack = new Stack({ redisUrl: redis.url, metering: true });
+    await stack.start();
+  }, 90_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await redis.remove();
+  });
+
+  it('serves a token with a quota unheld (fails open, as the limits do), and holds again after', async () => {
+    const model = await pricedModel(stack, 0);
+    const token = await stack.createToken({ quota: QUOTA });
+    const ask = () =>
+      chat(stack.edge.url, token.key, {
+        model,
+        max_tokens: MAX_TOKENS,
+        messages: [{ role: 'user', content: 'spend some quota' }],
+      });
+    expect((await ask()).status).toBe(200);
+    await redis.stop('SIGTERM');
+    try {
+      expect((await ask()).status).toBe(200);
+    } finally {
+      await redis.start();
+    }
+    // Back: the spooled usage is billed and requests hold again.
+    await eventually(
+      async () => {
+        const [row] = await query<{ n: string }>(
+          stack.databaseUrl,
+          'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
+          [token.id],
+        );
+        return Number(row!.n) === 2 ? true : undefined;
+      },
+      15_000,
+      'both requests billed',
+    );
+    // The settlement Redis missed is sent again: the first request's hold is gone.
+    await eventually(
+      async () => ((await heldFor(stack, token.id)) === 0 ? true : undefined),
+      10_000,
+      'the holds settled once Redis is back',
+    );
+    await eventually(
+      async () => ((await ask()).status === 200 ? true : undefined),
+      10_000,
+      'served with Redis back',
+    );
+    const metrics = await (await fetch(`${stack.edge.url}/metrics`)).text();
+    expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="unchecked"[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="(held|partial)"[^}]*\} [1-9]/m);
+  }, 90_000);
 });

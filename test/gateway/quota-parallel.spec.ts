@@ -167,6 +167,9 @@ describe('gateway + metering: quotas under parallel requests', () => {
       'SELECT "usedQuota"::text AS used, status FROM "Token" WHERE id = $1',
       [token.id],
     );
+    process.stdout.write(
+      `one at a time: ${served} served, usedQuota ${row!.used} (quota ${QUOTA}), token ${row!.status}\n`,
+    );
     // One at a time, the quota is spent to its end as before holds: the last request ran
     // over with what it found left, and the token is exhausted.
     expect(served).toBeGreaterThanOrEqual(Math.floor(QUOTA / 100));

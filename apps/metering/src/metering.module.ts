@@ -8,9 +8,12 @@ import { GatewayStoreModule } from '@switchyard/gateway-store';
 import {
   MessagingModule,
   QueueConnection,
+  REDIS,
   RedisReadiness,
   busConnectionOf,
+  type RedisClient,
 } from '@switchyard/messaging';
+import { SpendLedger } from '@switchyard/spend';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
 import { MaintenanceRepository } from './maintenance/maintenance.repository.js';
@@ -56,6 +59,11 @@ export class MeteringModule {
         UsageEntryFactory,
         UsageRepository,
         UsageMetrics,
+        {
+          provide: SpendLedger,
+          useFactory: (redis: RedisClient) => new SpendLedger(redis),
+          inject: [REDIS],
+        },
         UsageSettlement,
         UsageProcessor,
         MaintenanceRepository,

@@ -20,4 +20,10 @@ export {
 export { type Db } from './db.js';
 export { GatewayStoreModule } from './gateway-store.module.js';
 export { TokensRepository, type TokenFilter, type TokenListStatus } from './tokens.repository.js';
-export { UsageCounters, type ExhaustedToken, type UsageTotals } from './usage-counters.js';
+export {
+  UsageCounters,
+  type ExhaustedToken,
+  type TokenSpend,
+  type TokensAdded,
+  type UsageTotals,
+} from './usage-counters.js';

@@ -9,6 +9,20 @@ export interface ExhaustedToken {
   keyHash: string;
 }
 
+/** A token's used quota as committed; null quota: unlimited. */
+export interface TokenSpend {
+  tokenId: number;
+  usedQuota: number;
+  limited: boolean;
+}
+
+export interface TokensAdded {
+  /** Enabled tokens now at or over their quota. */
+  runOut: number[];
+  /** Every token added to, with its used quota after (what spend holds settle against). */
+  spent: TokenSpend[];
+}
+
 /**
  * The usage counters of tokens, channels and keys, added to inside the caller's settlement
  * transaction (a plain-SQL one: settlements run several times a second, and the Prisma
@@ -22,15 +36,38 @@ export interface ExhaustedToken {
  */
 @Injectable()
 export class UsageCounters {
-  /** Adds cost to tokens' used quota; returns the enabled ones now at or over their quota. */
-  async addToTokens(client: SqlClient, totals: UsageTotals): Promise<number[]> {
-    if (totals.length === 0) return [];
-    const { rows } = await client.query<{ id: number; runOut: boolean }>({
+  /** Adds cost to tokens' used quota. */
+  async addToTokens(client: SqlClient, totals: UsageTotals): Promise<TokensAdded> {
+    if (totals.length === 0) return { runOut: [], spent: [] };
+    const { rows } = await client.query<{
+      id: number;
+      runOut: boolean;
+      used: string;
+      limited: boolean;
+    }>({
       name: 'usage-counters.add-to-tokens',
       text: ADD_TO_TOKENS,
       values: [JSON.stringify(totals)],
     });
-    return rows.filter((row) => row.runOut).map((row) => row.id);
+    return {
+      runOut: rows.filter((row) => row.runOut).map((row) => row.id),
+      spent: rows.map((row) => ({
+        tokenId: row.id,
+        usedQuota: Number(row.used),
+        limited: row.limited,
+      })),
+    };
+  }
+
+  /** The used quota of limited tokens, as committed (micro-dollars fit a number exactly). */
+  async spentOf(client: SqlClient, tokenIds: number[]): Promise<TokenSpend[]> {
+    if (tokenIds.length === 0) return [];
+    const { rows } = await client.query<{ id: number; used: string }>({
+      name: 'usage-counters.spent-of',
+      text: `SELECT id, "usedQuota"::text AS used FROM "Token" WHERE id = ANY($1::int[]) AND quota IS NOT NULL`,
+      values: [tokenIds],
+    });
+    return rows.map((row) => ({ tokenId: row.id, usedQuota: Number(row.used), limited: true }));
   }
 
   addToChannels(client: SqlClient, totals: UsageTotals): Promise<void> {
@@ -70,7 +107,8 @@ const ADD_TO_TOKENS = `
   FROM locked l JOIN d ON d."id" = l."id"
   WHERE t."id" = l."id"
   RETURNING t."id",
-    t."status" = 'enabled' AND t."quota" IS NOT NULL AND t."usedQuota" >= t."quota" AS "runOut"`;
+    t."status" = 'enabled' AND t."quota" IS NOT NULL AND t."usedQuota" >= t."quota" AS "runOut",
+    t."usedQuota"::text AS "used", t."quota" IS NOT NULL AS "limited"`;
 
 const ADD_TO_CHANNELS = addToTotalsStatement('Channel');
 const ADD_TO_KEYS = addToTotalsStatement('ChannelKey');

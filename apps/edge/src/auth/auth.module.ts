@@ -1,11 +1,21 @@
 import { Module } from '@nestjs/common';
+import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { SpendLedger } from '@switchyard/spend';
 import { TokenAuthenticator } from './token-authenticator.js';
 import { TokenDirectory } from './token-directory.js';
 import { TokenEventsController } from './token-events.controller.js';
 
 @Module({
   controllers: [TokenEventsController],
-  providers: [TokenDirectory, TokenAuthenticator],
-  exports: [TokenAuthenticator, TokenDirectory],
+  providers: [
+    TokenDirectory,
+    TokenAuthenticator,
+    {
+      provide: SpendLedger,
+      useFactory: (redis: RedisClient) => new SpendLedger(redis),
+      inject: [REDIS],
+    },
+  ],
+  exports: [TokenAuthenticator, TokenDirectory, SpendLedger],
 })
 export class AuthModule {}

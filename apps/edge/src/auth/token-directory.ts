@@ -23,6 +23,8 @@ export interface GatewayToken {
   rateLimit: number | null;
   /** Whether the token has a quota (spent or not): unpriced models may be refused to it. */
   hasQuota: boolean;
+  /** Micro-dollars; null: unlimited. Requests hold their worst case against it (quota/). */
+  quota: number | null;
 }
 
 interface Entry {
@@ -37,6 +39,7 @@ interface TokenRow {
   expiresAt: Date | null;
   quotaSpent: boolean;
   hasQuota: boolean;
+  quota: string | null;
   models: string[];
   allowIps: string[];
   group: string;
@@ -44,9 +47,11 @@ interface TokenRow {
 }
 
 // Plain SQL rather than the Prisma client, as for every query of the edge (see
-// libs/db/src/sql). Quotas are bigint; they are compared here, not carried into JavaScript.
+// libs/db/src/sql). Quotas are bigint, read as text: micro-dollars fit a JavaScript number
+// exactly up to some nine billion dollars.
 const FIND_TOKEN = `
   SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",
+         quota::text AS quota,
          (quota IS NOT NULL AND "usedQuota" >= quota) AS "quotaSpent",
          quota IS NOT NULL AS "hasQuota"
     FROM "Token"
@@ -120,6 +125,7 @@ export class TokenDirectory {
             group: row.group,
             rateLimit: row.rateLimit,
             hasQuota: row.hasQuota,
+            quota: row.quota === null ? null : Number(row.quota),
           };
     this.entries.set(keyHash, {
       token,

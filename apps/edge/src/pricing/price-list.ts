@@ -9,17 +9,19 @@ import {
 import { type UnpricedModelPolicy } from '@switchyard/config';
 import { Events, GatewayError } from '@switchyard/contracts';
 import { SQL_POOL, type SqlPool } from '@switchyard/db/sql';
+import { PriceTable, type PriceEntry, type TokenPrice } from '@switchyard/domain';
 import { OnEvent } from '@switchyard/messaging';
-import { allowedByList } from '@switchyard/domain';
 import { type GatewayToken } from '../auth/token-directory.js';
 
-// Which models have a price, for the `refuse` policy of UNPRICED_MODELS: a token with a
-// quota may not spend it on a model metering would have to bill at its default price
-// (docs/architecture.md, "Unpriced models"). Under `bill` nothing is read or checked.
+// The price table as the edge needs it: which models have a price, for the `refuse` policy
+// of UNPRICED_MODELS (a token with a quota may not spend it on a model metering would have
+// to bill at its default price, docs/architecture.md, "Unpriced models"), and what a model
+// costs, for the worst case a request holds against its token's quota before it is
+// forwarded (quota/spend-holds.ts).
 
 export const UNPRICED_MODEL_POLICY = Symbol('UNPRICED_MODEL_POLICY');
 
-const LIST_PRICED_MODELS = `SELECT model FROM "ModelPrice"`;
+const LIST_PRICES = `SELECT model, "inputPrice", "outputPrice", "cachedInputPrice" FROM "ModelPrice"`;
 /** A safety net for a `price.changed` event missed while Redis was away. */
 const PERIODIC_REFRESH_MS = 5 * 60_000;
 const RETRY_MS = 1_000;
@@ -28,7 +30,9 @@ const RETRY_MS = 1_000;
 export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('PriceList');
   /** Null until read: the edge serves (fails open) rather than refuse on prices it does not know. */
-  private models: string[] | null = null;
+  private prices: PriceTable | null = null;
+  /** The price of each model asked about: pattern matching once per model and table. */
+  private readonly resolved = new Map<string, TokenPrice | null>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -37,7 +41,6 @@ export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown 
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.policy !== 'refuse') return;
     void this.refresh();
     this.timer = setInterval(() => void this.refresh(), PERIODIC_REFRESH_MS).unref();
   }
@@ -48,8 +51,8 @@ export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** Refuses an unpriced model to a token with a quota, when the operator chose so. */
   authorize(token: GatewayToken, model: string): void {
-    if (this.policy !== 'refuse' || !token.hasQuota || this.models === null) return;
-    if (this.models.length > 0 && allowedByList(this.models, model)) return;
+    if (this.policy !== 'refuse' || !token.hasQuota || this.prices === null) return;
+    if (this.priceOf(model)) return;
     throw new GatewayError(
       'model_not_priced',
       `The model \`${model}\` has no price on this gateway, and tokens with a quota may only use priced models. Ask an administrator to set its price.`,
@@ -57,18 +60,34 @@ export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown 
     );
   }
 
-  /** Reads the priced models again; keeps the last list (and retries) while Postgres is away. */
+  /** The price metering will bill the model at; undefined when it has none, or none is known yet. */
+  priceOf(model: string): TokenPrice | undefined {
+    if (this.prices === null) return undefined;
+    let price = this.resolved.get(model);
+    if (price === undefined) {
+      // Metering's rule, from the same table (docs/architecture.md, "Model patterns").
+      price = this.prices.find(model) ?? null;
+      if (this.resolved.size >= MAX_RESOLVED) this.resolved.clear();
+      this.resolved.set(model, price);
+    }
+    return price ?? undefined;
+  }
+
+  /** Reads the prices again; keeps the last table (and retries) while Postgres is away. */
   async refresh(): Promise<void> {
-    if (this.policy !== 'refuse') return;
     try {
-      const { rows } = await this.pool.query<{ model: string }>(LIST_PRICED_MODELS);
-      this.models = rows.map((row) => row.model);
+      const { rows } = await this.pool.query<PriceEntry>(LIST_PRICES);
+      this.prices = new PriceTable(rows);
+      this.resolved.clear();
     } catch (error) {
       this.logger.warn(`could not read model prices: ${(error as Error).message}`);
       setTimeout(() => void this.refresh(), RETRY_MS).unref();
     }
   }
 }
+
+/** Model names are the client's to choose: the memo of resolved prices stays bounded. */
+const MAX_RESOLVED = 10_000;
 
 @Controller()
 export class PriceEventsController {

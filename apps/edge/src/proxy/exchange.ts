@@ -22,6 +22,8 @@ export interface Exchange {
   body: ParsedBody | null;
   attempts: number;
   candidate: Candidate | null;
+  /** The spend accounts holding this request's worst case, once held (quota/spend-holds.ts). */
+  holds?: string[];
 }
 
 /** An exchange whose body is known: what routing and forwarding work on. */

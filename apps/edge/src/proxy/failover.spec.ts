@@ -131,6 +131,7 @@ function exchange(): RoutedExchange {
       group: 'default',
       rateLimit: null,
       hasQuota: false,
+      quota: null,
     },
     requestedAt: Date.now(),
     startedAt: performance.now(),

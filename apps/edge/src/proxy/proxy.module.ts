@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { SpendHolds } from '../quota/spend-holds.js';
 import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
@@ -26,6 +27,7 @@ export class ProxyModule {
         Failover,
         Relay,
         UsageMeter,
+        SpendHolds,
         ProxyService,
         ProxyRoutes,
       ],

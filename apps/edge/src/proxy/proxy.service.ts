@@ -3,13 +3,15 @@ import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { PriceList } from '../pricing/price-list.js';
+import { SpendHolds } from '../quota/spend-holds.js';
 import { type Exchange, type RoutedExchange } from './exchange.js';
 import { Failover } from './failover.js';
 import { Relay } from './relay.js';
 import { parseRequestBody } from './request-body.js';
 import { UsageMeter } from './usage-meter.js';
 
-// The hot path (docs/architecture.md), one step per collaborator: authenticate, then pick,
+// The hot path (docs/architecture.md), one step per collaborator: authenticate, hold the
+// request's worst case against its token's quota (spend-holds.ts), then pick,
 // forward and fail over before the first byte (failover.ts), relay the answer as it comes
 // (relay.ts), then hand the usage to metering and the outcome to the router, without making
 // the client wait for either (usage-meter.ts).
@@ -23,6 +25,7 @@ export class ProxyService implements OnApplicationShutdown {
   constructor(
     private readonly authenticator: TokenAuthenticator,
     private readonly prices: PriceList,
+    private readonly holds: SpendHolds,
     private readonly failover: Failover,
     private readonly relay: Relay,
     private readonly meter: UsageMeter,
@@ -84,10 +87,14 @@ export class ProxyService implements OnApplicationShutdown {
       this.authenticator.authorizeModel(token, exchange.body.model);
       this.prices.authorize(token, exchange.body.model);
       const routed = exchange as RoutedExchange;
+      // One hold for the request: its failover attempts share it.
+      await this.holds.reserve(routed);
       const answered = await this.failover.run(routed);
       const delivery = await this.relay.deliver(routed, answered);
       this.meter.delivered(routed, answered.attempt, delivery);
     } catch (error) {
+      // Nothing was delivered, so nothing is billed: the hold goes back now.
+      this.holds.release(exchange);
       if (error instanceof GatewayError) {
         this.meter.record(exchange, {
           status: error.status,

@@ -162,7 +162,8 @@ function checkResponses(json: Record<string, unknown>): string[] {
   return texts;
 }
 
-function completionBudget(json: Record<string, unknown>): number {
+/** The output limit the request sets itself (0: none), in any of the three APIs' names. */
+export function completionBudget(json: Record<string, unknown>): number {
   const budget = json.max_completion_tokens ?? json.max_tokens ?? json.max_output_tokens;
   return typeof budget === 'number' && Number.isFinite(budget) && budget > 0
     ? Math.floor(budget)

@@ -21,6 +21,7 @@ function exchange(body: Exchange['body']): Exchange {
       group: 'default',
       rateLimit: null,
       hasQuota: true,
+      quota: 1_000,
     },
     requestedAt: 1_700_000_000_000,
     startedAt: performance.now(),

@@ -4,6 +4,7 @@ import { Events } from '@switchyard/contracts';
 import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
+import { SpendLedger, spendAccount, type Settlement } from '@switchyard/spend';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
 import { UsageMetrics } from './usage.metrics.js';
@@ -15,21 +16,31 @@ const OUTAGE_RETRY_MS = { min: 200, max: 5_000 };
 const TRANSIENT_RETRIES = 3;
 /** Attempts to publish `token.exhausted` while Redis does not take it (about a minute). */
 const PUBLISH_ATTEMPTS = 8;
+/** Spend settlements kept for Redis to come back; past these, their holds just expire. */
+const MAX_UNSETTLED = 10_000;
+const UNSETTLED_RETRY_MS = 1_000;
 
 /**
  * Settles usage entries in batches: each entry's promise resolves once the transaction
- * holding it has committed, then the tokens it ran out of quota are announced.
+ * holding it has committed and the requests' spend holds have moved to settled spend (the
+ * edge held their worst case, docs/architecture.md, "Spend holds"), then the tokens it ran
+ * out of quota are announced.
  */
 @Injectable()
 export class UsageSettlement {
   private readonly logger = new Logger(UsageSettlement.name);
   private readonly batcher: MicroBatcher<UsageEntry, EntryOutcome>;
+  /** Settlements Redis did not take: sent again (they are idempotent) until it does. */
+  private unsettled: Settlement[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
+  private settling = true;
 
   constructor(
     private readonly repository: UsageRepository,
     private readonly database: SqlReadiness,
     private readonly bus: EventBus,
     private readonly metrics: UsageMetrics,
+    private readonly ledger: SpendLedger,
     env: MeteringEnv,
   ) {
     this.batcher = new MicroBatcher<UsageEntry, EntryOutcome>(
@@ -71,12 +82,48 @@ export class UsageSettlement {
   /** Shutting down: write what is pending now, and hold nothing for an unreachable database. */
   stop(): void {
     this.batcher.stop();
+    clearTimeout(this.retryTimer);
   }
 
   private async write(entries: UsageEntry[]): Promise<EntryOutcome[]> {
-    const { outcomes, exhausted } = await this.repository.settle(entries);
+    const { outcomes, exhausted, spends } = await this.repository.settle(entries);
+    await this.settleHolds(
+      spends.map((spend) => ({
+        account: spendAccount('token', spend.tokenId),
+        total: spend.usedQuota,
+        requestIds: spend.requestIds,
+      })),
+    );
     for (const token of exhausted) void this.announce(token);
     return outcomes;
+  }
+
+  /**
+   * Postgres is the record: while Redis does not take a settlement, its holds keep
+   * counting against the quota (over-counting, never under), and it is sent again every
+   * second; were metering to stop meanwhile, the holds expire (docs/architecture.md).
+   */
+  private async settleHolds(settlements: Settlement[]): Promise<void> {
+    const batch = [...this.unsettled, ...settlements];
+    this.unsettled = [];
+    if (batch.length === 0) return;
+    try {
+      await this.ledger.settle(batch);
+      if (!this.settling) this.logger.log('spend holds settle again');
+      this.settling = true;
+    } catch (error) {
+      if (this.settling)
+        this.logger.warn({
+          message: 'spend holds not settled yet: Redis did not take them; retrying',
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      this.settling = false;
+      this.unsettled = [...batch, ...this.unsettled].slice(-MAX_UNSETTLED);
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        void this.settleHolds([]);
+      }, UNSETTLED_RETRY_MS).unref();
+    }
   }
 
   private async announce(token: ExhaustedToken): Promise<void> {

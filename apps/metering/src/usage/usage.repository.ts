@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { inSqlTransaction, SQL_POOL, type SqlPool } from '@switchyard/db/sql';
-import { UsageCounters, type ExhaustedToken, type UsageTotals } from '@switchyard/gateway-store';
+import {
+  UsageCounters,
+  type ExhaustedToken,
+  type TokenSpend,
+  type UsageTotals,
+} from '@switchyard/gateway-store';
 import { type UsageEntry } from './usage-entry.js';
 
 export type EntryOutcome = 'billed' | 'duplicate';
@@ -10,6 +15,11 @@ export interface Settlement {
   outcomes: EntryOutcome[];
   /** Limited tokens this settlement ran out of quota. */
   exhausted: ExhaustedToken[];
+  /**
+   * Per limited token of the batch: its used quota once committed, and the requests of the
+   * batch (duplicates too: their first settlement may not have reached the spend ledger).
+   */
+  spends: (TokenSpend & { requestIds: string[] })[];
 }
 
 interface InsertedTotals {
@@ -41,7 +51,7 @@ export class UsageRepository {
     const unique = [...new Map(entries.map((e) => [e.requestId, e])).values()].sort((a, b) =>
       a.requestId < b.requestId ? -1 : a.requestId > b.requestId ? 1 : 0,
     );
-    const { duplicates, exhausted } = await inSqlTransaction(this.pool, async (client) => {
+    const { duplicates, exhausted, spent } = await inSqlTransaction(this.pool, async (client) => {
       const {
         rows: [totals],
       } = await client.query<InsertedTotals>({
@@ -50,14 +60,18 @@ export class UsageRepository {
         values: [JSON.stringify(unique.map(row))],
       });
       if (!totals) throw new Error('the usage insert returned no totals');
-      const runOut = await this.counters.addToTokens(
+      const { runOut, spent } = await this.counters.addToTokens(
         client,
         JSON.parse(totals.tokens) as UsageTotals,
       );
       await this.counters.addToChannels(client, JSON.parse(totals.channels) as UsageTotals);
       await this.counters.addToKeys(client, JSON.parse(totals.keys) as UsageTotals);
       const exhausted = await this.counters.markExhausted(client, runOut);
-      return { duplicates: new Set(JSON.parse(totals.duplicates) as string[]), exhausted };
+      // Tokens with only duplicates in the batch were not added to: read what they spent.
+      const added = new Set(spent.map((s) => s.tokenId));
+      const unread = [...new Set(unique.map((e) => e.tokenId))].filter((id) => !added.has(id));
+      spent.push(...(await this.counters.spentOf(client, unread)));
+      return { duplicates: new Set(JSON.parse(totals.duplicates) as string[]), exhausted, spent };
     });
 
     const billed = new Set<string>();
@@ -66,7 +80,16 @@ export class UsageRepository {
       billed.add(entry.requestId);
       return 'billed';
     });
-    return { outcomes, exhausted };
+    const requestsOf = new Map<number, string[]>();
+    for (const entry of unique) {
+      const ids = requestsOf.get(entry.tokenId);
+      if (ids) ids.push(entry.requestId);
+      else requestsOf.set(entry.tokenId, [entry.requestId]);
+    }
+    const spends = spent
+      .filter((s) => s.limited)
+      .map((s) => ({ ...s, requestIds: requestsOf.get(s.tokenId) ?? [] }));
+    return { outcomes, exhausted, spends };
   }
 }
 

@@ -1,0 +1,3 @@
+import { baseConfig } from '../../jest.config.base.mjs';
+
+export default baseConfig;

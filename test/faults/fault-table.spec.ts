@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { eventually, PrivatePostgres, query } from '@switchyard/testing';
+import { waitFor, PrivatePostgres, query } from '@switchyard/testing';
 import {
   byStatus,
   chat,
@@ -145,11 +145,9 @@ describe('faults: the books balance after each fault', () => {
           // SIGTERM: Redis writes its append-only file out, as in a rolling restart.
           await redis.stop('SIGTERM');
           const before = answered();
-          spooled = await eventually(
-            async () => (await readdir(stack.spoolDir)).length || undefined,
-            OUTAGE_MS + 2_000,
-            'usage spooled to disk',
-          );
+          spooled = await waitFor(async () => (await readdir(stack.spoolDir)).length || undefined, {
+            what: 'usage spooled to disk',
+          });
           readyDuringOutage = (await fetch(`${stack.edge.url}/readyz`)).status;
           await sleep(OUTAGE_MS);
           duringFault = answered() - before;
@@ -166,11 +164,9 @@ describe('faults: the books balance after each fault', () => {
 
     const books = await usageRows(stack.databaseUrl, token.id, REQUESTS + 1);
     await expectBalanced(stack.databaseUrl, token.id, [warmUp, ...answers], books);
-    await eventually(
-      async () => ((await readdir(stack.spoolDir)).length === 0 ? true : undefined),
-      10_000,
-      'spool replayed',
-    );
+    await waitFor(async () => ((await readdir(stack.spoolDir)).length === 0 ? true : undefined), {
+      what: 'spool replayed',
+    });
     record(
       'Redis restart',
       answers,
@@ -178,10 +174,9 @@ describe('faults: the books balance after each fault', () => {
       books.rows.length,
       Math.round(performance.now() - faultEnded),
     );
-    await eventually(
+    await waitFor(
       async () => ((await fetch(`${stack.edge.url}/readyz`)).status === 200 ? true : undefined),
-      5_000,
-      'the edge ready again',
+      { what: 'the edge ready again' },
     );
 
     // Events flow again: a new channel reaches the edge through the router's snapshot.

@@ -1,4 +1,4 @@
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { edgeSnapshotVersion, freshAccount, Stack, uniqueName } from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
@@ -26,10 +26,9 @@ describe('gateway: the router goes away', () => {
         .chat.completions.create({ model: m, messages: [{ role: 'user', content: 'x' }] });
     await ask(model);
 
-    const leader = await eventually(
+    const leader = await waitFor(
       () => stack.routers.find((r) => r.output().includes('now the leader')),
-      6_000,
-      'a leader',
+      { what: 'a leader' },
     );
     const standby = stack.routers.find((r) => r !== leader)!;
     await leader.stop('SIGKILL');
@@ -38,11 +37,9 @@ describe('gateway: the router goes away', () => {
     for (let i = 0; i < 5; i += 1)
       await expect(ask(model)).resolves.toMatchObject({ object: 'chat.completion' });
 
-    await eventually(
-      () => (standby.output().includes('now the leader') ? true : undefined),
-      10_000,
-      'the standby leading',
-    );
+    await waitFor(() => (standby.output().includes('now the leader') ? true : undefined), {
+      what: 'the standby leading',
+    });
     const versionBefore = await edgeSnapshotVersion(stack.edge);
     const later = uniqueName('m');
     await stack.createChannel({ models: [later], keys: [await freshAccount(stack)] });

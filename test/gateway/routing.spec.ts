@@ -1,4 +1,4 @@
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // Where requests go: priority tiers, weights inside a tier, saturation, and per-account
@@ -123,13 +123,12 @@ describe('gateway: channel selection', () => {
     await stack.routable(token.key, model);
     await stack.setChannelStatus(id, 'disabled');
     for (const edge of stack.edges) {
-      await eventually(
+      await waitFor(
         async () =>
           // Its only channel disabled, the model is served by none: 404 model_not_found.
           ((await ask(model, edge).catch((e: { status?: number }) => e)) as { status?: number })
             .status === 404 || undefined,
-        1_000,
-        'channel disabled on every edge',
+        { timeoutMs: 1_000, what: 'channel disabled on every edge' },
       );
     }
   });

@@ -1,4 +1,4 @@
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName } from '../support/stack.js';
 
 // UNPRICED_MODELS=refuse: a token with a quota may not spend it on a model without a
@@ -39,10 +39,8 @@ describe('gateway: unpriced models refused to tokens with a quota', () => {
       [`${model.slice(0, -2)}*`],
     );
     await stack.publish('price.changed', {});
-    await eventually(
-      async () => ((await ask(limited.key)).status === 200 ? true : undefined),
-      5_000,
-      'priced model served',
-    );
+    await waitFor(async () => ((await ask(limited.key)).status === 200 ? true : undefined), {
+      what: 'priced model served',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
 import { freshAccount, Stack, uniqueName, type ChannelSpec } from './stack.js';
 
@@ -134,7 +134,7 @@ const USAGE_COLUMNS = `endpoint, "promptTokens", "completionTokens", "cachedToke
 
 /** The usage row of a request (its `x-request-id`), once metering has settled it. */
 export async function usageRow(stack: Stack, requestId: string): Promise<UsageRow> {
-  return eventually(
+  return waitFor(
     async () =>
       (
         await query<UsageRow>(
@@ -143,8 +143,7 @@ export async function usageRow(stack: Stack, requestId: string): Promise<UsageRo
           [requestId],
         )
       )[0],
-    5_000,
-    `usage row ${requestId}`,
+    { what: `usage row ${requestId}` },
   );
 }
 
@@ -153,7 +152,7 @@ export async function usageRow(stack: Stack, requestId: string): Promise<UsageRo
  * HTTP response to itself, and with it the request id.
  */
 export async function streamedUsageRow(stack: Stack, channelId: number): Promise<UsageRow> {
-  return eventually(
+  return waitFor(
     async () =>
       (
         await query<UsageRow>(
@@ -162,8 +161,7 @@ export async function streamedUsageRow(stack: Stack, channelId: number): Promise
           [channelId],
         )
       )[0],
-    5_000,
-    `streamed usage row of channel ${channelId}`,
+    { what: `streamed usage row of channel ${channelId}` },
   );
 }
 

@@ -20,7 +20,7 @@ import {
 import {
   clearRedisNamespace,
   createTestDatabase,
-  eventually,
+  waitFor,
   query,
   startApp,
   type AppName,
@@ -216,7 +216,7 @@ export class Stack {
    * routable, and every edge has installed that snapshot or a later one.
    */
   async routingSettled(channelId: number, routable = true): Promise<void> {
-    const version = await eventually(
+    const version = await waitFor(
       async () => {
         const stored = await this.redis.get(`${this.prefix}:${ROUTING_SNAPSHOT_KEY}`);
         if (!stored) return undefined;
@@ -225,15 +225,12 @@ export class Stack {
           ? snapshot.version
           : undefined;
       },
-      10_000,
-      `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
+      { what: `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot` },
     );
     for (const edge of this.edges) {
-      await eventually(
-        async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined),
-        10_000,
-        `snapshot ${version} on ${edge.url}`,
-      );
+      await waitFor(async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined), {
+        what: `snapshot ${version} on ${edge.url}`,
+      });
     }
   }
 
@@ -332,7 +329,7 @@ export class Stack {
   /** Waits until every edge routes `model` for `tokenKey` (the snapshot has arrived). */
   async routable(tokenKey: string, model: string): Promise<void> {
     for (const edge of this.edges) {
-      await eventually(
+      await waitFor(
         async () => {
           const response = await fetch(`${edge.url}/v1/models`, {
             headers: { authorization: `Bearer ${tokenKey}` },
@@ -340,8 +337,7 @@ export class Stack {
           const body = (await response.json()) as { data?: { id: string }[] };
           return body.data?.some((m) => m.id === model) ? true : undefined;
         },
-        5_000,
-        `${model} routable on ${edge.url}`,
+        { what: `${model} routable on ${edge.url}` },
       );
     }
   }

@@ -8,7 +8,7 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { inNamespace, UsageQueue } from '@switchyard/messaging';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import { waitFor, startApp, type AppProcess } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { Redis } from 'ioredis';
 import { Stack } from '../support/stack.js';
@@ -190,13 +190,12 @@ describe('chat tools through the gateway', () => {
       ]);
 
       // The call that asked for the tool and the one that answered: two metered requests.
-      const metered = await eventually(
+      const metered = await waitFor(
         async () => {
           const rows = await meteredCalls();
           return rows.length >= before + 2 ? rows.slice(before) : undefined;
         },
-        20_000,
-        'two usage records',
+        { what: 'two usage records' },
       );
       expect(metered).toEqual([
         { model, status: 200 },

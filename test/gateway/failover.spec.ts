@@ -158,10 +158,15 @@ describe('gateway: failover and health', () => {
   });
 
   it('cools a rate-limited account down, so the next requests skip it without trying', async () => {
-    const { model, first, second } = await pair();
+    const { model, first, second, firstKey } = await pair();
     await stack.mockFault({ key: first, status: 429, times: 1 });
     await ask(model);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The edge reports the 429 to the router, whose next snapshot cools the account down.
+    await stack.snapshotSettled(
+      (snapshot) =>
+        snapshot.channels.some((c) => c.keys.some((k) => k.id === firstKey && k.coolingUntil)),
+      `key ${firstKey} cooling down in the routing snapshot`,
+    );
     for (let i = 0; i < 3; i += 1) await ask(model);
     expect((await stack.mockStats(first)).requests).toBe(1);
     expect((await stack.mockStats(second)).served).toBe(4);

@@ -216,19 +216,31 @@ export class Stack {
    * routable, and every edge has installed that snapshot or a later one.
    */
   async routingSettled(channelId: number, routable = true): Promise<void> {
+    await this.snapshotSettled(
+      (snapshot) => snapshot.channels.some((c) => c.id === channelId) === routable,
+      `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
+    );
+  }
+
+  /**
+   * Waits until the router has published a snapshot that satisfies `holds`, and every edge
+   * has installed that snapshot or a later one.
+   */
+  async snapshotSettled(
+    holds: (snapshot: RoutingSnapshot) => boolean,
+    what: string,
+  ): Promise<void> {
     const version = await waitFor(
       async () => {
         const stored = await this.redis.get(`${this.prefix}:${ROUTING_SNAPSHOT_KEY}`);
         if (!stored) return undefined;
         const snapshot = JSON.parse(stored) as RoutingSnapshot;
-        return snapshot.channels.some((c) => c.id === channelId) === routable
-          ? snapshot.version
-          : undefined;
+        return holds(snapshot) ? snapshot.version : undefined;
       },
-      { what: `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot` },
+      { what },
     );
     for (const edge of this.edges) {
-      await waitFor(async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined), {
+      await waitFor(async () => (await edgeSnapshotVersion(edge)) >= version, {
         what: `snapshot ${version} on ${edge.url}`,
       });
     }

@@ -72,12 +72,18 @@ describe('gateway: the edge shuts down', () => {
         messages: [{ role: 'user', content: 'one two three four five six' }],
       })
       .withResponse();
+    let streaming!: () => void;
+    const firstChunk = new Promise<void>((resolve) => (streaming = resolve));
     const reading = (async () => {
       let text = '';
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        streaming();
+      }
       return text;
     })();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Stopped mid-stream: once the first chunk is in, with the rest still to come.
+    await Promise.race([firstChunk, reading]);
     const exit = stack.edge.stop('SIGTERM');
     expect(await reading).toBe('Echo: one two three four five six');
     const code = await exit;

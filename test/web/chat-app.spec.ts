@@ -368,9 +368,11 @@ describe('chat web app in a browser', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    await page.waitForTimeout(200); // the chart redraws at the new width
-    const overflowing = await overflowingElements(page);
-    expect(overflowing).toEqual([]);
+    // The chart redraws at the new width a moment after the resize.
+    let overflowing: Awaited<ReturnType<typeof overflowingElements>> = [];
+    await waitFor(async () => (overflowing = await overflowingElements(page)).length === 0, {
+      what: () => `nothing wider than 375 px (still: ${JSON.stringify(overflowing)})`,
+    });
     await screenshot(page, SCREENSHOTS, 'usage-375px');
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.getByRole('link', { name: 'Chat', exact: true }).click();

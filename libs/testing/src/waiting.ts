@@ -51,9 +51,8 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       const described = typeof what === 'function' ? what() : what;
-      throw new Error(
-        `${described} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
+      const cause = lastError ? `: ${String(lastError)}` : '';
+      throw new Error(`${described} not reached within ${timeoutMs} ms${cause}`);
     }
     await sleep(intervalMs);
   }

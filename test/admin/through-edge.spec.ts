@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
 import { waitFor, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The admin API as the dashboard and scripts reach it: through the edge at /api
 // (docs/specification.md, "Endpoints"), with its changes reaching the gateway's routing and
@@ -41,7 +41,7 @@ describe('admin API through the edge', () => {
 
   beforeAll(async () => {
     await stack.start();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

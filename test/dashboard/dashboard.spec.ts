@@ -9,7 +9,7 @@ import {
   screenshotFolder,
 } from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
-import { Stack, freshAccount, uniqueName } from '../support/stack.js';
+import { Stack, freshAccount, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The gateway dashboard in a real browser (Debian's Chromium) against the real edge,
 // admin, router, metering, Postgres, Redis and mock-upstream: what an operator does on
@@ -105,7 +105,7 @@ describe('gateway dashboard in a browser', () => {
       ],
     });
     ({ page } = await newPage());
-  }, 120_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

@@ -10,7 +10,7 @@ import {
   type Answered,
 } from '../support/load.js';
 import { PrivateRedis } from '../support/private-redis.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The fault table of docs/reliability.md: a short load through the whole suite while one
 // part of it fails, then the books: every request answered without a 5xx (unless the row
@@ -43,7 +43,7 @@ describe('faults: the books balance after each fault', () => {
       edgeEnv: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1000' },
     });
     await stack.start();
-  }, 120_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     if (observed.length > 0) process.stdout.write(`\nfault table:\n${observed.join('\n')}\n`);

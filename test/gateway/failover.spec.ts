@@ -1,7 +1,7 @@
 import { query } from '@switchyard/testing';
 import { waitFor } from '@switchyard/testing';
 import OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
 // Retryable failures before the first byte go to the next channel, excluding those tried;
@@ -20,7 +20,7 @@ describe('gateway: failover and health', () => {
     await stack.start();
     token = await stack.createToken();
     usage = new UsageJobs(stack.redisUrl, stack.prefix);
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await usage.close();

@@ -1,5 +1,5 @@
 import { waitFor, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Quotas across services: the edge meters, metering settles and announces exhaustion,
 // every edge then refuses the token (docs/specification.md, "Tokens").
@@ -19,7 +19,7 @@ describe('gateway + metering: quotas', () => {
     );
     await stack.publish('price.changed', { model });
     await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

@@ -1,5 +1,11 @@
 import { waitFor } from '@switchyard/testing';
-import { edgeSnapshotVersion, freshAccount, Stack, uniqueName } from '../support/stack.js';
+import {
+  edgeSnapshotVersion,
+  freshAccount,
+  Stack,
+  uniqueName,
+  STACK_START_TIMEOUT_MS,
+} from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
 // Parts of the suite going away: the router (edges serve from their last snapshot and a
@@ -13,7 +19,7 @@ describe('gateway: the router goes away', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -55,7 +61,7 @@ describe('gateway: the edge shuts down', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

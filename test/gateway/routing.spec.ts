@@ -1,5 +1,5 @@
 import { waitFor } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Where requests go: priority tiers, weights inside a tier, saturation, and per-account
 // limits held across two edge replicas.
@@ -11,7 +11,7 @@ describe('gateway: channel selection', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

@@ -1,7 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { waitFor, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName, type ChannelSpec } from './stack.js';
+import {
+  freshAccount,
+  Stack,
+  STACK_START_TIMEOUT_MS,
+  uniqueName,
+  type ChannelSpec,
+} from './stack.js';
 
 // A metered gateway with channels of any provider behind it, and the openai and anthropic
 // SDKs in front: the fixture of the specs that check what the edge converts and meters
@@ -28,7 +34,7 @@ export function useProviderGateway(): ProviderGateway {
     gateway.token = await gateway.stack.createToken();
     gateway.openai = gateway.stack.client(gateway.token.key);
     gateway.anthropic = anthropicClient(gateway.stack, gateway.token.key);
-  });
+  }, STACK_START_TIMEOUT_MS);
   afterAll(() => gateway.stack.stop());
   return gateway;
 }

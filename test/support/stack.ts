@@ -95,6 +95,13 @@ export interface MockAccountStats {
   maxRequestsPerWindow: number;
 }
 
+/**
+ * The bound of a `beforeAll` that starts a stack: its apps start one after another, each
+ * within APP_START_TIMEOUT_MS, which is what makes a busy machine slow here
+ * (docs/architecture.md, "Waiting in tests"). A stack that hangs still fails in minutes.
+ */
+export const STACK_START_TIMEOUT_MS = 180_000;
+
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }

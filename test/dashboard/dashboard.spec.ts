@@ -5,6 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import {
   accessibilityViolations,
   CHROMIUM,
+  newContext,
   screenshot,
   screenshotFolder,
 } from '../support/browser.js';
@@ -59,7 +60,7 @@ describe('gateway dashboard in a browser', () => {
   }
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-    const created = await browser.newContext({
+    const created = await newContext(browser, {
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { waitFor } from '@switchyard/testing';
 import { type Browser, type Page } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newPage,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import {
   connectChromium,
   UPSTREAM_KEYS,
@@ -115,7 +120,7 @@ describe('images in the chat web app', () => {
     await asAdmin('/api/admin/models', { name: 'eyes-model', open: true, vision: true });
     await asAdmin('/api/admin/models', { name: 'words-model', open: true });
     browser = await connectChromium(stack);
-    page = await browser.newPage();
+    page = await newPage(browser);
   });
 
   afterAll(async () => {

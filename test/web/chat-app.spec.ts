@@ -3,7 +3,13 @@ import { readFileSync } from 'node:fs';
 import { waitFor, freePort, startApp } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { type Browser, type Dialog, type Page } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newContext,
+  newPage,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
 import {
   connectChromium,
@@ -100,7 +106,7 @@ describe('chat web app in a browser', () => {
       open: true,
     });
     browser = await connectChromium(stack);
-    page = await browser.newPage();
+    page = await newPage(browser);
   });
 
   afterAll(async () => {
@@ -392,7 +398,7 @@ describe('chat web app in a browser', () => {
       },
       { what: 'the choice saved' },
     );
-    const elsewhere = await browser.newContext();
+    const elsewhere = await newContext(browser);
     const other = await elsewhere.newPage();
     await other.goto(`${web.url}/login`);
     await other.getByLabel('Username').fill(user.username);
@@ -408,7 +414,7 @@ describe('chat web app in a browser', () => {
   });
 
   it('shows every admin page 375 px wide with nothing out of reach', async () => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const context = await newContext(browser, { viewport: { width: 375, height: 800 } });
     const adminPage = await context.newPage();
     try {
       await adminPage.goto(`${web.url}/login`);
@@ -498,7 +504,7 @@ describe('chat web app in a browser', () => {
   });
 
   it('lets an administrator manage API keys, models and users, page by page, and nobody else', async () => {
-    const context = await browser.newContext();
+    const context = await newContext(browser);
     const adminPage = await context.newPage();
     await adminPage.goto(`${web.url}/login`);
     await adminPage.getByLabel('Username').fill(admin.username);

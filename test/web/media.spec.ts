@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { waitFor } from '@switchyard/testing';
 import { type Browser, type Page, type Request } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newContext,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import {
   connectChromium,
   UPSTREAM_KEYS,
@@ -99,7 +104,7 @@ describe('generated media and long conversations in the chat web app', () => {
     await as(null, 'POST', '/api/auth/register', user);
     token = await login(user);
     browser = await connectChromium(stack);
-    const context = await browser.newContext({ acceptDownloads: true });
+    const context = await newContext(browser, { acceptDownloads: true });
     await context.addInitScript(
       `localStorage.setItem('switchyard.chat.token', ${JSON.stringify(token)})`,
     );

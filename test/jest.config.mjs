@@ -6,7 +6,9 @@ const project = { ...perProject, rootDir: import.meta.dirname };
 
 export default {
   reporters,
-  testTimeout: 60_000,
+  // Each end-to-end test drives several processes and may wait on a few conditions, each up
+  // to WAIT_TIMEOUT_MS; starting a stack has its own bound (support/stack.ts).
+  testTimeout: 120_000,
   // One migrated database and one Redis namespace for the whole run.
   globalSetup: '@switchyard/testing/jest-global-setup',
   globalTeardown: '@switchyard/testing/jest-global-teardown',

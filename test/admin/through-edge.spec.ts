@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { API_BODY_LIMITS, bodyTooLargeMessage } from '@switchyard/contracts';
-import { eventually, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { waitFor, query } from '@switchyard/testing';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The admin API as the dashboard and scripts reach it: through the edge at /api
 // (docs/specification.md, "Endpoints"), with its changes reaching the gateway's routing and
@@ -41,7 +41,7 @@ describe('admin API through the edge', () => {
 
   beforeAll(async () => {
     await stack.start();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -125,23 +125,21 @@ describe('admin API through the edge', () => {
       stack
         .client(created.body.key)
         .chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
-    await eventually(
-      async () => ((await ask()).object === 'chat.completion' ? true : undefined),
-      1_000,
-      'token and channel usable',
-    );
+    await waitFor(async () => ((await ask()).object === 'chat.completion' ? true : undefined), {
+      timeoutMs: 1_000,
+      what: 'token and channel usable',
+    });
 
     const disabled = await api('PATCH', `/tokens/${created.body.id}`, {
       enabled: false,
       version: created.body.version,
     });
     expect(disabled.status).toBe(200);
-    await eventually(
+    await waitFor(
       async () =>
         ((await ask().catch((e: { code?: string }) => e)) as { code?: string }).code ===
           'token_disabled' || undefined,
-      1_000,
-      'disabled token refused',
+      { timeoutMs: 1_000, what: 'disabled token refused' },
     );
   });
 
@@ -185,16 +183,15 @@ describe('admin API through the edge', () => {
     expect(JSON.stringify(failed.body)).not.toContain(banned);
 
     expect((await api('POST', `/channels/${channel.body.id}/disable`)).status).toBeLessThan(300);
-    await eventually(
+    await waitFor(
       async () =>
         (
           (await stack
             .client(token.key)
             .chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] })
             .catch((e: { status?: number }) => e)) as { status?: number }
-        ).status === 404 || undefined, // no channel serves the model any more
-      1_000,
-      'disabled channel out of routing',
+        ).status === 404 || undefined,
+      { timeoutMs: 1_000, what: 'disabled channel out of routing' },
     );
   });
 

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import {
   accessibilityViolations,
   CHROMIUM,
+  newContext,
   screenshot,
   screenshotFolder,
 } from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
-import { Stack, freshAccount, uniqueName } from '../support/stack.js';
+import { Stack, freshAccount, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The gateway dashboard in a real browser (Debian's Chromium) against the real edge,
 // admin, router, metering, Postgres, Redis and mock-upstream: what an operator does on
@@ -50,17 +51,16 @@ describe('gateway dashboard in a browser', () => {
 
   async function checkPage(target: Page, name: string): Promise<void> {
     // Loading rows go away before the page is judged.
-    await eventually(
+    await waitFor(
       async () => ((await target.locator('[aria-busy="true"]').count()) === 0 ? true : undefined),
-      10_000,
-      `${name} loaded`,
+      { what: `${name} loaded` },
     );
     await screenshot(target, OUTPUT, name);
     await assertAccessible(target, name);
   }
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-    const created = await browser.newContext({
+    const created = await newContext(browser, {
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
@@ -106,7 +106,7 @@ describe('gateway dashboard in a browser', () => {
       ],
     });
     ({ page } = await newPage());
-  }, 120_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -250,14 +250,13 @@ describe('gateway dashboard in a browser', () => {
     it('shows that request in Usage, with its detail, and counts it on the Overview', async () => {
       await visit(page, 'Usage', 'Usage');
       const row = page.getByRole('row', { name: new RegExp(`${tokenName}.*gpt-4o-mini`) }).first();
-      await eventually(
+      await waitFor(
         async () => {
           if (await row.isVisible()) return true;
           await page.getByRole('button', { name: 'Filter' }).click();
           return undefined;
         },
-        20_000,
-        'the request in the usage log',
+        { what: 'the request in the usage log' },
       );
       expect(await row.innerText()).toContain('gpt-4o-mini');
       expect(await row.innerText()).toContain('200');
@@ -271,11 +270,10 @@ describe('gateway dashboard in a browser', () => {
 
       await visit(page, 'Overview', 'Overview');
       const requests = page.getByRole('definition').first();
-      await eventually(
+      await waitFor(
         async () =>
           Number((await requests.innerText()).replace(/\D/g, '')) >= 1 ? true : undefined,
-        10_000,
-        'the request counted on the overview',
+        { what: 'the request counted on the overview' },
       );
       await page.locator('figure.chart canvas').first().waitFor();
       expect(
@@ -288,7 +286,7 @@ describe('gateway dashboard in a browser', () => {
     it('shows a banned key as automatically disabled, with the reason, on Channels and live on the Overview', async () => {
       await stack.mockAccount(bannedKey, { banned: true });
       const client = stack.client(tokenValue);
-      await eventually(
+      await waitFor(
         async () => {
           await client.chat.completions.create({
             model: 'gpt-4o-mini',
@@ -301,12 +299,11 @@ describe('gateway dashboard in a browser', () => {
           );
           return key?.status === 'auto_disabled' ? true : undefined;
         },
-        15_000,
-        'the banned key disabled by the router',
+        { what: 'the banned key disabled by the router' },
       );
       // The overview polls: the change appears without a reload.
       const keys = page.getByRole('list', { name: `Keys of ${channelName}` });
-      await keys.getByText('Automatically disabled').waitFor({ timeout: 15_000 });
+      await keys.getByText('Automatically disabled').waitFor();
       expect(await keys.innerText()).toMatch(/banned by the upstream/);
 
       await visit(page, 'Channels', 'Channels');
@@ -324,13 +321,12 @@ describe('gateway dashboard in a browser', () => {
       await page.getByLabel(`Output price of ${unpricedModel}`).fill('0.6');
       await page.getByRole('button', { name: 'Save prices' }).click();
       await page.getByText('Prices saved.').waitFor();
-      await eventually(
+      await waitFor(
         async () =>
           (await page.getByText('Models used in the last 30 days without a price').count()) === 0
             ? true
             : undefined,
-        5_000,
-        `${unpricedModel} priced`,
+        { what: `${unpricedModel} priced` },
       );
       await checkPage(page, '11-prices');
 
@@ -343,10 +339,9 @@ describe('gateway dashboard in a browser', () => {
       await form.getByRole('button', { name: 'Add administrator' }).click();
       // The API's field error is shown beside its field.
       const password = form.getByLabel('Initial password');
-      await eventually(
+      await waitFor(
         async () => ((await password.getAttribute('aria-invalid')) === 'true' ? true : undefined),
-        5_000,
-        'the password field marked invalid',
+        { what: 'the password field marked invalid' },
       );
       await checkPage(page, '12-administrator-form-error');
       await password.fill(viewer.password);

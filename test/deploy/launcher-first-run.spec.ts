@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, query, repositoryRoot } from '@switchyard/testing';
+import { freePort, query, repositoryRoot, WaitAborted, waitFor } from '@switchyard/testing';
 
 // `pnpm start` on a machine as a new user has it: no Postgres and no Redis running (the
 // launcher runs an embedded Postgres and the machine's redis-server, on ports of the test's
@@ -83,13 +83,18 @@ async function untilExit(run: Launch): Promise<number | null> {
 }
 
 async function waitForOutput(run: Launch, text: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!run.output().includes(text)) {
-    if (run.child.exitCode !== null) throw new Error(`launcher exited early:\n${run.output()}`);
-    if (Date.now() > deadline)
-      throw new Error(`no "${text}" within ${timeoutMs} ms:\n${run.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    () => {
+      if (run.child.exitCode !== null)
+        throw new WaitAborted(`launcher exited early:\n${run.output()}`);
+      return run.output().includes(text);
+    },
+    {
+      timeoutMs,
+      intervalMs: 100,
+      what: () => `"${text}" in the launcher's output:\n${run.output()}`,
+    },
+  );
 }
 
 function answers(port: number): Promise<boolean> {

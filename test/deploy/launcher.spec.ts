@@ -6,11 +6,12 @@ import path from 'node:path';
 import {
   clearRedisNamespace,
   dropTestDatabase,
-  eventually,
   freePort,
   query,
   repositoryRoot,
   testRedisPrefix,
+  WaitAborted,
+  waitFor,
 } from '@switchyard/testing';
 
 // The README's quick start, `pnpm start`, on a database that does not exist yet: the
@@ -56,12 +57,13 @@ async function post(address: string, body: unknown, token?: string): Promise<Res
 }
 
 async function waitForOutput(text: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!output.includes(text)) {
-    if (launcher.exitCode !== null) throw new Error(`launcher exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    () => {
+      if (launcher.exitCode !== null) throw new WaitAborted(`launcher exited early:\n${output}`);
+      return output.includes(text);
+    },
+    { timeoutMs, intervalMs: 100, what: () => `"${text}" in the launcher's output:\n${output}` },
+  );
 }
 
 beforeAll(async () => {
@@ -167,13 +169,13 @@ it('lets a user who just registered chat through the gateway and the demo channe
   expect(events).not.toContain('event: error');
 
   // It went through the edge with the chat app's own gateway token, and was metered.
-  const [usage] = await eventually(async () => {
+  const [usage] = await waitFor(async () => {
     const rows = await query<{ token: string; model: string; status: number }>(
       databaseUrl,
       `SELECT t.name AS token, u.model, u.status FROM "UsageLog" u JOIN "Token" t ON t.id = u."tokenId"`,
     );
     return rows.length > 0 ? rows : undefined;
-  }, 10_000);
+  });
   expect(usage).toEqual({ token: 'Chat app (local)', model: 'gpt-4o-mini', status: 200 });
 });
 

@@ -6,6 +6,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { APP_START_TIMEOUT_MS, WaitAborted, waitFor } from '@switchyard/testing';
 import {
   APP_ENVIRONMENTS,
   StoreEnv,
@@ -739,16 +740,13 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
       nginx = child;
       let errors = '';
       child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-      for (let attempt = 0; ; attempt++) {
-        if (child.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
-        try {
-          await fetch(`http://127.0.0.1:${proxyPort}/ready`);
-          break;
-        } catch (error) {
-          if (attempt > 200) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-      }
+      await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new WaitAborted(`nginx exited: ${errors}`);
+          return fetch(`http://127.0.0.1:${proxyPort}/ready`);
+        },
+        { timeoutMs: APP_START_TIMEOUT_MS, what: `nginx listening on ${proxyPort}` },
+      );
       seen.length = 0;
     });
 

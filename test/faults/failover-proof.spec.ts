@@ -1,5 +1,5 @@
 import { byStatus, chat, expectBalanced, usageRows, type Answered } from '../support/load.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Four broken channels above one healthy one (docs/reliability.md, "Failover"): every
 // request is answered by the healthy one, and the hanging channel costs only the first
@@ -11,7 +11,7 @@ const HANG_WAIT_MS = 1_500;
 describe('faults: four broken channels above a healthy one', () => {
   const stack = new Stack({ metering: true });
 
-  beforeAll(() => stack.start(), 60_000);
+  beforeAll(() => stack.start(), STACK_START_TIMEOUT_MS);
   afterAll(() => stack.stop());
 
   it(`answers ${REQUESTS} of ${REQUESTS}, and only the first waits for the hanging channel`, async () => {

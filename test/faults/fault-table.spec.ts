@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { eventually, PrivatePostgres, query } from '@switchyard/testing';
+import { waitFor, PrivatePostgres, query } from '@switchyard/testing';
 import {
   byStatus,
   chat,
@@ -10,7 +10,7 @@ import {
   type Answered,
 } from '../support/load.js';
 import { PrivateRedis } from '../support/private-redis.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The fault table of docs/reliability.md: a short load through the whole suite while one
 // part of it fails, then the books: every request answered without a 5xx (unless the row
@@ -43,7 +43,7 @@ describe('faults: the books balance after each fault', () => {
       edgeEnv: { UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1000' },
     });
     await stack.start();
-  }, 120_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     if (observed.length > 0) process.stdout.write(`\nfault table:\n${observed.join('\n')}\n`);
@@ -145,11 +145,9 @@ describe('faults: the books balance after each fault', () => {
           // SIGTERM: Redis writes its append-only file out, as in a rolling restart.
           await redis.stop('SIGTERM');
           const before = answered();
-          spooled = await eventually(
-            async () => (await readdir(stack.spoolDir)).length || undefined,
-            OUTAGE_MS + 2_000,
-            'usage spooled to disk',
-          );
+          spooled = await waitFor(async () => (await readdir(stack.spoolDir)).length || undefined, {
+            what: 'usage spooled to disk',
+          });
           readyDuringOutage = (await fetch(`${stack.edge.url}/readyz`)).status;
           await sleep(OUTAGE_MS);
           duringFault = answered() - before;
@@ -166,11 +164,9 @@ describe('faults: the books balance after each fault', () => {
 
     const books = await usageRows(stack.databaseUrl, token.id, REQUESTS + 1);
     await expectBalanced(stack.databaseUrl, token.id, [warmUp, ...answers], books);
-    await eventually(
-      async () => ((await readdir(stack.spoolDir)).length === 0 ? true : undefined),
-      10_000,
-      'spool replayed',
-    );
+    await waitFor(async () => ((await readdir(stack.spoolDir)).length === 0 ? true : undefined), {
+      what: 'spool replayed',
+    });
     record(
       'Redis restart',
       answers,
@@ -178,10 +174,9 @@ describe('faults: the books balance after each fault', () => {
       books.rows.length,
       Math.round(performance.now() - faultEnded),
     );
-    await eventually(
+    await waitFor(
       async () => ((await fetch(`${stack.edge.url}/readyz`)).status === 200 ? true : undefined),
-      5_000,
-      'the edge ready again',
+      { what: 'the edge ready again' },
     );
 
     // Events flow again: a new channel reaches the edge through the router's snapshot.

@@ -1,7 +1,7 @@
 import { type AppProcess } from '@switchyard/testing';
 import { byStatus, expectBalanced, openAIError, sendLoad, usageRows } from '../support/load.js';
 import { Nginx } from '../support/nginx.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The suite as deployed with replicas (docs/reliability.md, "Replicas"): nginx with the
 // configuration of deploy/nginx in front of two edges, two routers, two metering workers,
@@ -28,7 +28,7 @@ describe('faults: two of everything behind nginx', () => {
     await stack.start();
     nginx = new Nginx(stack.edges.map((edge) => edge.url));
     await nginx.start();
-  }, 90_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await nginx?.stop();

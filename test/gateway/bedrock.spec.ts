@@ -1,4 +1,4 @@
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
 import {
   freshKeyPair,
@@ -269,7 +269,7 @@ describe('gateway: bedrock channels', () => {
       fallback.id,
     );
     expect((await stack.mockStats(flaky)).failed).toBe(1);
-    await eventually(
+    await waitFor(
       async () =>
         (
           await query<{ status: string }>(
@@ -280,8 +280,7 @@ describe('gateway: bedrock channels', () => {
         )[0]?.status === 'auto_disabled'
           ? true
           : undefined,
-      5_000,
-      'the refused key pair disabled',
+      { what: 'the refused key pair disabled' },
     );
   });
 });

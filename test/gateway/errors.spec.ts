@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { Events } from '@switchyard/contracts';
 import { query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Every failure of the public API in OpenAI's error shape, with its status and code
 // (docs/specification.md, "Errors"). Bad input never yields a 500.
@@ -23,7 +23,7 @@ describe('gateway: errors', () => {
     await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
     token = await stack.createToken();
     await stack.routable(token.key, model);
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

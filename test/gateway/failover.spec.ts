@@ -1,7 +1,7 @@
 import { query } from '@switchyard/testing';
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
 // Retryable failures before the first byte go to the next channel, excluding those tried;
@@ -20,7 +20,7 @@ describe('gateway: failover and health', () => {
     await stack.start();
     token = await stack.createToken();
     usage = new UsageJobs(stack.redisUrl, stack.prefix);
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await usage.close();
@@ -62,11 +62,9 @@ describe('gateway: failover and health', () => {
     expect(data.choices[0]?.message.content).toBe('Echo: fail over');
     expect((await stack.mockStats(first)).requests).toBe(1);
     expect((await stack.mockStats(second)).served).toBe(1);
-    const record = await eventually(
-      () => usage.find(response.headers.get('x-request-id')!),
-      3_000,
-      'usage job',
-    );
+    const record = await waitFor(() => usage.find(response.headers.get('x-request-id')!), {
+      what: 'usage job',
+    });
     expect(record).toMatchObject({ attempts: 2, status: 200 });
   });
 
@@ -90,11 +88,9 @@ describe('gateway: failover and health', () => {
     expect(text.length).toBeGreaterThan(0);
     expect((await stack.mockStats(second)).requests).toBe(0);
 
-    const record = await eventually(
-      () => usage.find(response.headers.get('x-request-id')!),
-      3_000,
-      'usage job',
-    );
+    const record = await waitFor(() => usage.find(response.headers.get('x-request-id')!), {
+      what: 'usage job',
+    });
     expect(record).toMatchObject({
       status: 200,
       errorCode: 'stream_interrupted',
@@ -109,7 +105,7 @@ describe('gateway: failover and health', () => {
     const { model, first, firstKey } = await pair();
     await stack.mockAccount(first, { banned: true });
     await ask(model);
-    await eventually(
+    await waitFor(
       async () => {
         const [row] = await query<{ status: string }>(
           stack.databaseUrl,
@@ -118,8 +114,7 @@ describe('gateway: failover and health', () => {
         );
         return row?.status === 'auto_disabled' ? true : undefined;
       },
-      3_000,
-      'key auto-disabled',
+      { what: 'key auto-disabled' },
     );
     const requestsWhileDisabled = (await stack.mockStats(first)).requests;
     for (let i = 0; i < 3; i += 1) await ask(model);
@@ -128,7 +123,7 @@ describe('gateway: failover and health', () => {
     expect((await stack.mockStats(first)).requests - requestsWhileDisabled).toBeLessThan(10);
 
     await stack.mockAccount(first, { banned: false });
-    await eventually(
+    await waitFor(
       async () => {
         const [row] = await query<{ status: string }>(
           stack.databaseUrl,
@@ -137,13 +132,11 @@ describe('gateway: failover and health', () => {
         );
         return row?.status === 'enabled' ? true : undefined;
       },
-      5_000,
-      'key re-enabled by the probe',
+      { what: 'key re-enabled by the probe' },
     );
-    await eventually(
+    await waitFor(
       async () => ((await ask(model)) && (await stack.mockStats(first)).served > 0) || undefined,
-      3_000,
-      'traffic back',
+      { what: 'traffic back' },
     );
   });
 
@@ -165,10 +158,15 @@ describe('gateway: failover and health', () => {
   });
 
   it('cools a rate-limited account down, so the next requests skip it without trying', async () => {
-    const { model, first, second } = await pair();
+    const { model, first, second, firstKey } = await pair();
     await stack.mockFault({ key: first, status: 429, times: 1 });
     await ask(model);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The edge reports the 429 to the router, whose next snapshot cools the account down.
+    await stack.snapshotSettled(
+      (snapshot) =>
+        snapshot.channels.some((c) => c.keys.some((k) => k.id === firstKey && k.coolingUntil)),
+      `key ${firstKey} cooling down in the routing snapshot`,
+    );
     for (let i = 0; i < 3; i += 1) await ask(model);
     expect((await stack.mockStats(first)).requests).toBe(1);
     expect((await stack.mockStats(second)).served).toBe(4);

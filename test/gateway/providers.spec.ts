@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
 import {
   anthropicClient,
@@ -682,25 +682,20 @@ describe('gateway: provider channels', () => {
             [revoked.keyIds[0]],
           )
         )[0]?.status;
-      await eventually(
-        async () => ((await keyStatus()) === 'auto_disabled' ? true : undefined),
-        5_000,
-        'the revoked key disabled',
-      );
+      await waitFor(async () => ((await keyStatus()) === 'auto_disabled' ? true : undefined), {
+        what: 'the revoked key disabled',
+      });
       // The router's probes ask in Gemini's format and read the 400 as a ban too: after two
       // of them (the first one's verdict is in once the second is sent) the key is still out.
-      await eventually(
+      await waitFor(
         async () => ((await stack.mockRequests(revokedKey)).length >= 3 ? true : undefined),
-        5_000,
-        'two probes of the revoked key',
+        { what: 'two probes of the revoked key' },
       );
       expect(await keyStatus()).toBe('auto_disabled');
       await stack.mockAccount(revokedKey);
-      await eventually(
-        async () => ((await keyStatus()) === 'enabled' ? true : undefined),
-        5_000,
-        'the key re-enabled by a probe once it works',
-      );
+      await waitFor(async () => ((await keyStatus()) === 'enabled' ? true : undefined), {
+        what: 'the key re-enabled by a probe once it works',
+      });
     });
 
     it('fails over from a FAILED_PRECONDITION 400 (region not served) and counts it against the channel', async () => {

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The OpenAI-compatible surface through the real edge, router and a mock provider, with
 // the official SDK as the client.
@@ -26,7 +26,7 @@ describe('gateway: the OpenAI-compatible API', () => {
     });
     token = await stack.createToken();
     await stack.routable(token.key, model);
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 

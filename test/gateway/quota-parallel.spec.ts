@@ -1,8 +1,8 @@
-import { eventually, query, type AppProcess } from '@switchyard/testing';
+import { query, waitFor, type AppProcess } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { chat, type Answered } from '../support/load.js';
 import { PrivateRedis } from '../support/private-redis.js';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { freshAccount, Stack, STACK_START_TIMEOUT_MS, uniqueName } from '../support/stack.js';
 
 // Quotas under parallel requests (docs/reliability.md, "Quota overspend"): each request
 // holds its worst-case cost before it is forwarded, so fifty slow streams at once cannot
@@ -48,7 +48,7 @@ describe('gateway + metering: quotas under parallel requests', () => {
     await stack.start();
     // Every answer takes a second: the fifty requests are all in flight together.
     model = await pricedModel(stack, 1_000);
-  }, 90_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -78,7 +78,7 @@ describe('gateway + metering: quotas under parallel requests', () => {
       ),
     );
     // Refused requests are logged too: every answer has its row once metering is done.
-    await eventually(
+    await waitFor(
       async () => {
         const [row] = await query<{ n: string }>(
           stack.databaseUrl,
@@ -87,8 +87,7 @@ describe('gateway + metering: quotas under parallel requests', () => {
         );
         return Number(row!.n) === PARALLEL ? true : undefined;
       },
-      15_000,
-      'every request settled',
+      { what: 'every request settled' },
     );
     const [books] = await query<{ used: string; billed: string; cheapest: string | null }>(
       stack.databaseUrl,
@@ -130,11 +129,9 @@ describe('gateway + metering: quotas under parallel requests', () => {
 
   /** Metering settled every request: nothing is left held against the token. */
   async function nothingHeld(tokenId: number): Promise<void> {
-    await eventually(
-      async () => ((await heldFor(stack, tokenId)) === 0 ? true : undefined),
-      5_000,
-      'every hold settled',
-    );
+    await waitFor(async () => ((await heldFor(stack, tokenId)) === 0 ? true : undefined), {
+      what: 'every hold settled',
+    });
   }
 
   it(`holds ${PARALLEL} parallel streams on one edge to the quota`, async () => {
@@ -186,7 +183,7 @@ describe('gateway + metering: quotas while Redis is down', () => {
     await redis.start();
     stack = new Stack({ redisUrl: redis.url, metering: true });
     await stack.start();
-  }, 90_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await stack?.stop();
@@ -210,7 +207,7 @@ describe('gateway + metering: quotas while Redis is down', () => {
       await redis.start();
     }
     // Back: the spooled usage is billed and requests hold again.
-    await eventually(
+    await waitFor(
       async () => {
         const [row] = await query<{ n: string }>(
           stack.databaseUrl,
@@ -219,20 +216,15 @@ describe('gateway + metering: quotas while Redis is down', () => {
         );
         return Number(row!.n) === 2 ? true : undefined;
       },
-      15_000,
-      'both requests billed',
+      { what: 'both requests billed' },
     );
     // The settlement Redis missed is sent again: the first request's hold is gone.
-    await eventually(
-      async () => ((await heldFor(stack, token.id)) === 0 ? true : undefined),
-      10_000,
-      'the holds settled once Redis is back',
-    );
-    await eventually(
-      async () => ((await ask()).status === 200 ? true : undefined),
-      10_000,
-      'served with Redis back',
-    );
+    await waitFor(async () => ((await heldFor(stack, token.id)) === 0 ? true : undefined), {
+      what: 'the holds settled once Redis is back',
+    });
+    await waitFor(async () => ((await ask()).status === 200 ? true : undefined), {
+      what: 'served with Redis back',
+    });
     const metrics = await (await fetch(`${stack.edge.url}/metrics`)).text();
     expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="unchecked"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="(held|partial)"[^}]*\} [1-9]/m);

@@ -1,5 +1,5 @@
-import { eventually, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { waitFor, query } from '@switchyard/testing';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Quotas across services: the edge meters, metering settles and announces exhaustion,
 // every edge then refuses the token (docs/specification.md, "Tokens").
@@ -19,7 +19,7 @@ describe('gateway + metering: quotas', () => {
     );
     await stack.publish('price.changed', { model });
     await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -40,7 +40,7 @@ describe('gateway + metering: quotas', () => {
       if (outcome !== 'ok') break;
       served += 1;
       // Let metering settle between requests, so exhaustion lands at a known point.
-      await eventually(
+      await waitFor(
         async () => {
           const [row] = await query<{ n: string }>(
             stack.databaseUrl,
@@ -49,8 +49,7 @@ describe('gateway + metering: quotas', () => {
           );
           return Number(row!.n) === served ? true : undefined;
         },
-        5_000,
-        'usage settled',
+        { what: 'usage settled' },
       );
       const [state] = await query<{ status: string }>(
         stack.databaseUrl,
@@ -72,15 +71,14 @@ describe('gateway + metering: quotas', () => {
 
     // Both edges refuse it within a second of the announcement.
     for (const edge of stack.edges) {
-      await eventually(
+      await waitFor(
         async () =>
           (
             (await ask(token.key, edge).catch((e: { status?: number; code?: string }) => e)) as {
               code?: string;
             }
           ).code === 'insufficient_quota' || undefined,
-        1_000,
-        `exhausted token refused on ${edge.url}`,
+        { timeoutMs: 1_000, what: `exhausted token refused on ${edge.url}` },
       );
     }
   });
@@ -88,7 +86,7 @@ describe('gateway + metering: quotas', () => {
   it('keeps serving an unlimited token and records its usage', async () => {
     const token = await stack.createToken({ quota: null });
     for (let i = 0; i < 5; i += 1) await ask(token.key);
-    await eventually(
+    await waitFor(
       async () => {
         const [row] = await query<{ used: string }>(
           stack.databaseUrl,
@@ -97,8 +95,7 @@ describe('gateway + metering: quotas', () => {
         );
         return Number(row!.used) > 0 ? true : undefined;
       },
-      5_000,
-      'usage recorded for the unlimited token',
+      { what: 'usage recorded for the unlimited token' },
     );
   });
 });

@@ -1,5 +1,11 @@
-import { eventually } from '@switchyard/testing';
-import { edgeSnapshotVersion, freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { waitFor } from '@switchyard/testing';
+import {
+  edgeSnapshotVersion,
+  freshAccount,
+  Stack,
+  uniqueName,
+  STACK_START_TIMEOUT_MS,
+} from '../support/stack.js';
 import { UsageJobs } from '../support/usage-queue.js';
 
 // Parts of the suite going away: the router (edges serve from their last snapshot and a
@@ -13,7 +19,7 @@ describe('gateway: the router goes away', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -26,10 +32,9 @@ describe('gateway: the router goes away', () => {
         .chat.completions.create({ model: m, messages: [{ role: 'user', content: 'x' }] });
     await ask(model);
 
-    const leader = await eventually(
+    const leader = await waitFor(
       () => stack.routers.find((r) => r.output().includes('now the leader')),
-      6_000,
-      'a leader',
+      { what: 'a leader' },
     );
     const standby = stack.routers.find((r) => r !== leader)!;
     await leader.stop('SIGKILL');
@@ -38,11 +43,9 @@ describe('gateway: the router goes away', () => {
     for (let i = 0; i < 5; i += 1)
       await expect(ask(model)).resolves.toMatchObject({ object: 'chat.completion' });
 
-    await eventually(
-      () => (standby.output().includes('now the leader') ? true : undefined),
-      10_000,
-      'the standby leading',
-    );
+    await waitFor(() => (standby.output().includes('now the leader') ? true : undefined), {
+      what: 'the standby leading',
+    });
     const versionBefore = await edgeSnapshotVersion(stack.edge);
     const later = uniqueName('m');
     await stack.createChannel({ models: [later], keys: [await freshAccount(stack)] });
@@ -58,7 +61,7 @@ describe('gateway: the edge shuts down', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -75,12 +78,18 @@ describe('gateway: the edge shuts down', () => {
         messages: [{ role: 'user', content: 'one two three four five six' }],
       })
       .withResponse();
+    let streaming!: () => void;
+    const firstChunk = new Promise<void>((resolve) => (streaming = resolve));
     const reading = (async () => {
       let text = '';
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? '';
+        streaming();
+      }
       return text;
     })();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Stopped mid-stream: once the first chunk is in, with the rest still to come.
+    await Promise.race([firstChunk, reading]);
     const exit = stack.edge.stop('SIGTERM');
     expect(await reading).toBe('Echo: one two three four five six');
     const code = await exit;

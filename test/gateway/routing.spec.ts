@@ -1,5 +1,5 @@
-import { eventually } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { waitFor } from '@switchyard/testing';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // Where requests go: priority tiers, weights inside a tier, saturation, and per-account
 // limits held across two edge replicas.
@@ -11,7 +11,7 @@ describe('gateway: channel selection', () => {
   beforeAll(async () => {
     await stack.start();
     token = await stack.createToken();
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -123,13 +123,12 @@ describe('gateway: channel selection', () => {
     await stack.routable(token.key, model);
     await stack.setChannelStatus(id, 'disabled');
     for (const edge of stack.edges) {
-      await eventually(
+      await waitFor(
         async () =>
           // Its only channel disabled, the model is served by none: 404 model_not_found.
           ((await ask(model, edge).catch((e: { status?: number }) => e)) as { status?: number })
             .status === 404 || undefined,
-        1_000,
-        'channel disabled on every edge',
+        { timeoutMs: 1_000, what: 'channel disabled on every edge' },
       );
     }
   });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { eventually, query, startApp, type AppProcess } from '@switchyard/testing';
+import { query, startApp, waitFor, type AppProcess } from '@switchyard/testing';
 import { startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { Redis } from 'ioredis';
-import { Stack, uniqueName } from '../support/stack.js';
+import { Stack, STACK_START_TIMEOUT_MS, uniqueName } from '../support/stack.js';
 
 // Upstream keys and MCP/A2A credentials never leave the suite, even when the other side
 // quotes them back (docs/architecture.md, "Secrets in error text"). A provider whose
@@ -142,7 +142,7 @@ describe('secrets in error text', () => {
       },
       readyPath: '/readyz',
     });
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await chat?.stop();
@@ -188,7 +188,7 @@ describe('secrets in error text', () => {
 
   it("stores the router's automatic disable and its audit without the key", async () => {
     const keyIds = channels.map((c) => c.keyId);
-    const rows = await eventually(
+    const rows = await waitFor(
       async () => {
         const found = await query<{ id: number; status: string; statusReason: string | null }>(
           stack.databaseUrl,
@@ -197,8 +197,7 @@ describe('secrets in error text', () => {
         );
         return found.every((row) => row.status === 'auto_disabled') ? found : undefined;
       },
-      15_000,
-      'every refused key disabled by the router',
+      { what: 'every refused key disabled by the router' },
     );
     for (const row of rows) {
       expect(row.statusReason).toContain(

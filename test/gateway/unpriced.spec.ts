@@ -1,5 +1,5 @@
-import { eventually, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { waitFor, query } from '@switchyard/testing';
+import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // UNPRICED_MODELS=refuse: a token with a quota may not spend it on a model without a
 // price; a token without a quota may (docs/architecture.md, "Unpriced models").
@@ -12,7 +12,7 @@ describe('gateway: unpriced models refused to tokens with a quota', () => {
     await stack.start();
     model = uniqueName('unpriced');
     await stack.createChannel({ models: [model], keys: [await freshAccount(stack)] });
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -39,10 +39,8 @@ describe('gateway: unpriced models refused to tokens with a quota', () => {
       [`${model.slice(0, -2)}*`],
     );
     await stack.publish('price.changed', {});
-    await eventually(
-      async () => ((await ask(limited.key)).status === 200 ? true : undefined),
-      5_000,
-      'priced model served',
-    );
+    await waitFor(async () => ((await ask(limited.key)).status === 200 ? true : undefined), {
+      what: 'priced model served',
+    });
   });
 });

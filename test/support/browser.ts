@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repositoryRoot } from '@switchyard/testing';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 // What every browser suite needs: Debian's Chromium, screenshots a person can look at, and
 // axe-core's verdict on a page.
@@ -13,6 +13,32 @@ const AXE_SOURCE = readFileSync(
   createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
   'utf8',
 );
+
+/**
+ * The bound of one browser action (a click, a navigation, an element awaited, files handed
+ * to an input): Playwright's own 30 s ran out on a busy machine for a 6 MB file
+ * (docs/architecture.md, "Waiting in tests"). An action ends as soon as it is done; this
+ * only decides how long a hang takes to fail, inside the test's own timeout.
+ */
+export const BROWSER_ACTION_TIMEOUT_MS = 60_000;
+
+/** A context of the suite's own, its actions bounded by BROWSER_ACTION_TIMEOUT_MS. */
+export async function newContext(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(BROWSER_ACTION_TIMEOUT_MS);
+  return context;
+}
+
+/** A page in a context of its own (closed with the browser connection, as `browser.newPage`'s). */
+export async function newPage(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  return (await newContext(browser, options)).newPage();
+}
 
 /** Where a suite's screenshots go (test/output is not committed). */
 export function screenshotFolder(suite: string): string {

@@ -1,4 +1,4 @@
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 
 // Load for the fault tests, and the books it must balance: every request answered, every
 // answer billed exactly once.
@@ -104,7 +104,7 @@ export async function usageRows(
   timeoutMs = 45_000,
 ): Promise<Books> {
   const started = performance.now();
-  await eventually(
+  await waitFor(
     async () => {
       const [row] = await query<{ n: string }>(
         databaseUrl,
@@ -113,8 +113,7 @@ export async function usageRows(
       );
       return Number(row!.n) >= expected ? true : undefined;
     },
-    timeoutMs,
-    `${expected} usage rows for token ${tokenId}`,
+    { timeoutMs, what: `${expected} usage rows for token ${tokenId}` },
   );
   const settledMs = Math.round(performance.now() - started);
   const rows = await query<UsageRow>(

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, repositoryRoot, waitForHttp } from '@switchyard/testing';
+import { APP_START_TIMEOUT_MS, freePort, repositoryRoot, waitForHttp } from '@switchyard/testing';
 
 const NGINX = '/usr/sbin/nginx';
 const DEPLOYED_CONFIG = path.join(repositoryRoot, 'deploy/nginx/switchyard.conf');
@@ -42,7 +42,7 @@ export class Nginx {
     let errors = '';
     this.server.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     // The edges' /healthz through nginx: both the proxy and an edge behind it answer.
-    await waitForHttp(`${this.url}/healthz`, 10_000, () => {
+    await waitForHttp(`${this.url}/healthz`, APP_START_TIMEOUT_MS, () => {
       if (this.server?.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
     });
   }

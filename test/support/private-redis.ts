@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '@switchyard/testing';
+import { APP_START_TIMEOUT_MS, freePort, waitFor } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 
 export interface PrivateRedisOptions {
@@ -56,11 +56,11 @@ export class PrivateRedis {
     });
     await client.connect().catch(() => undefined);
     // A persistent server answers LOADING while it reads its file back.
-    for (;;) {
-      const loading = await client.info('persistence').then((info) => /loading:1/.test(info));
-      if (!loading) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(async () => !/loading:1/.test(await client.info('persistence')), {
+      timeoutMs: APP_START_TIMEOUT_MS,
+      intervalMs: 20,
+      what: `Redis on ${this.url} loaded`,
+    });
     await client.ping();
     client.disconnect();
   }

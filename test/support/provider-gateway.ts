@@ -1,7 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import type OpenAI from 'openai';
-import { freshAccount, Stack, uniqueName, type ChannelSpec } from './stack.js';
+import {
+  freshAccount,
+  Stack,
+  STACK_START_TIMEOUT_MS,
+  uniqueName,
+  type ChannelSpec,
+} from './stack.js';
 
 // A metered gateway with channels of any provider behind it, and the openai and anthropic
 // SDKs in front: the fixture of the specs that check what the edge converts and meters
@@ -28,7 +34,7 @@ export function useProviderGateway(): ProviderGateway {
     gateway.token = await gateway.stack.createToken();
     gateway.openai = gateway.stack.client(gateway.token.key);
     gateway.anthropic = anthropicClient(gateway.stack, gateway.token.key);
-  });
+  }, STACK_START_TIMEOUT_MS);
   afterAll(() => gateway.stack.stop());
   return gateway;
 }
@@ -134,7 +140,7 @@ const USAGE_COLUMNS = `endpoint, "promptTokens", "completionTokens", "cachedToke
 
 /** The usage row of a request (its `x-request-id`), once metering has settled it. */
 export async function usageRow(stack: Stack, requestId: string): Promise<UsageRow> {
-  return eventually(
+  return waitFor(
     async () =>
       (
         await query<UsageRow>(
@@ -143,8 +149,7 @@ export async function usageRow(stack: Stack, requestId: string): Promise<UsageRo
           [requestId],
         )
       )[0],
-    5_000,
-    `usage row ${requestId}`,
+    { what: `usage row ${requestId}` },
   );
 }
 
@@ -153,7 +158,7 @@ export async function usageRow(stack: Stack, requestId: string): Promise<UsageRo
  * HTTP response to itself, and with it the request id.
  */
 export async function streamedUsageRow(stack: Stack, channelId: number): Promise<UsageRow> {
-  return eventually(
+  return waitFor(
     async () =>
       (
         await query<UsageRow>(
@@ -162,8 +167,7 @@ export async function streamedUsageRow(stack: Stack, channelId: number): Promise
           [channelId],
         )
       )[0],
-    5_000,
-    `streamed usage row of channel ${channelId}`,
+    { what: `streamed usage row of channel ${channelId}` },
   );
 }
 

@@ -20,7 +20,7 @@ import {
 import {
   clearRedisNamespace,
   createTestDatabase,
-  eventually,
+  waitFor,
   query,
   startApp,
   type AppName,
@@ -94,6 +94,13 @@ export interface MockAccountStats {
   maxInFlight: number;
   maxRequestsPerWindow: number;
 }
+
+/**
+ * The bound of a `beforeAll` that starts a stack: its apps start one after another, each
+ * within APP_START_TIMEOUT_MS, which is what makes a busy machine slow here
+ * (docs/architecture.md, "Waiting in tests"). A stack that hangs still fails in minutes.
+ */
+export const STACK_START_TIMEOUT_MS = 180_000;
 
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -216,24 +223,33 @@ export class Stack {
    * routable, and every edge has installed that snapshot or a later one.
    */
   async routingSettled(channelId: number, routable = true): Promise<void> {
-    const version = await eventually(
+    await this.snapshotSettled(
+      (snapshot) => snapshot.channels.some((c) => c.id === channelId) === routable,
+      `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
+    );
+  }
+
+  /**
+   * Waits until the router has published a snapshot that satisfies `holds`, and every edge
+   * has installed that snapshot or a later one.
+   */
+  async snapshotSettled(
+    holds: (snapshot: RoutingSnapshot) => boolean,
+    what: string,
+  ): Promise<void> {
+    const version = await waitFor(
       async () => {
         const stored = await this.redis.get(`${this.prefix}:${ROUTING_SNAPSHOT_KEY}`);
         if (!stored) return undefined;
         const snapshot = JSON.parse(stored) as RoutingSnapshot;
-        return snapshot.channels.some((c) => c.id === channelId) === routable
-          ? snapshot.version
-          : undefined;
+        return holds(snapshot) ? snapshot.version : undefined;
       },
-      10_000,
-      `channel ${channelId} ${routable ? 'in' : 'out of'} the routing snapshot`,
+      { what },
     );
     for (const edge of this.edges) {
-      await eventually(
-        async () => ((await edgeSnapshotVersion(edge)) >= version ? true : undefined),
-        10_000,
-        `snapshot ${version} on ${edge.url}`,
-      );
+      await waitFor(async () => (await edgeSnapshotVersion(edge)) >= version, {
+        what: `snapshot ${version} on ${edge.url}`,
+      });
     }
   }
 
@@ -332,7 +348,7 @@ export class Stack {
   /** Waits until every edge routes `model` for `tokenKey` (the snapshot has arrived). */
   async routable(tokenKey: string, model: string): Promise<void> {
     for (const edge of this.edges) {
-      await eventually(
+      await waitFor(
         async () => {
           const response = await fetch(`${edge.url}/v1/models`, {
             headers: { authorization: `Bearer ${tokenKey}` },
@@ -340,8 +356,7 @@ export class Stack {
           const body = (await response.json()) as { data?: { id: string }[] };
           return body.data?.some((m) => m.id === model) ? true : undefined;
         },
-        5_000,
-        `${model} routable on ${edge.url}`,
+        { what: `${model} routable on ${edge.url}` },
       );
     }
   }

@@ -8,10 +8,10 @@ import {
   type Client,
 } from '@a2a-js/sdk/client';
 import { inNamespace, UsageQueue } from '@switchyard/messaging';
-import { eventually, startApp, type AppProcess } from '@switchyard/testing';
+import { waitFor, startApp, type AppProcess } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { Redis } from 'ioredis';
-import { Stack } from '../support/stack.js';
+import { Stack, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The chat app's tool loop through the real gateway: the chat app's API key record is a
 // gateway token, so every model call of the loop is a metered /v1 request (a usage
@@ -116,7 +116,7 @@ describe('chat tools through the gateway', () => {
       await call('POST', '/api/admin/models', adminToken, { name, toolMode, open: true });
     }
     await call('POST', '/api/admin/mcp-servers', adminToken, { name: 'weather', url: mcp.url });
-  }, 180_000);
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await chat?.stop();
@@ -190,13 +190,12 @@ describe('chat tools through the gateway', () => {
       ]);
 
       // The call that asked for the tool and the one that answered: two metered requests.
-      const metered = await eventually(
+      const metered = await waitFor(
         async () => {
           const rows = await meteredCalls();
           return rows.length >= before + 2 ? rows.slice(before) : undefined;
         },
-        20_000,
-        'two usage records',
+        { what: 'two usage records' },
       );
       expect(metered).toEqual([
         { model, status: 200 },
@@ -285,7 +284,7 @@ describe('chat tools through the gateway', () => {
         agentIds.push(agent.id);
       }
       client = await clientWith(key.key);
-    }, 120_000);
+    }, STACK_START_TIMEOUT_MS);
 
     afterAll(async () => {
       for (const id of agentIds) await call('DELETE', `/api/admin/a2a-agents/${id}`, adminToken);

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { type Browser, type Page } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newPage,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import {
   connectChromium,
   UPSTREAM_KEYS,
@@ -115,7 +120,7 @@ describe('images in the chat web app', () => {
     await asAdmin('/api/admin/models', { name: 'eyes-model', open: true, vision: true });
     await asAdmin('/api/admin/models', { name: 'words-model', open: true });
     browser = await connectChromium(stack);
-    page = await browser.newPage();
+    page = await newPage(browser);
   });
 
   afterAll(async () => {
@@ -147,10 +152,9 @@ describe('images in the chat web app', () => {
     await previews.getByRole('img', { name: 'Image 1 to send: red.png' }).waitFor();
     await previews.getByRole('img', { name: 'Image 2 to send: pasted.png' }).waitFor();
     // Both uploaded (their size replaces "Uploading…").
-    await eventually(
+    await waitFor(
       async () => ((await previews.innerText()).includes('Uploading') ? undefined : true),
-      10_000,
-      'both images uploaded',
+      { what: 'both images uploaded' },
     );
     await page.getByRole('textbox', { name: 'Message' }).fill('what colours are these?');
     await screenshot(page, SCREENSHOTS, 'composer-with-images');
@@ -161,19 +165,17 @@ describe('images in the chat web app', () => {
     expect(await previews.getByRole('listitem').count()).toBe(1);
     await paste(pasted, 'pasted.png');
     await previews.getByRole('img', { name: 'Image 2 to send: pasted.png' }).waitFor();
-    await eventually(
+    await waitFor(
       async () => ((await previews.innerText()).includes('Uploading') ? undefined : true),
-      10_000,
-      'the pasted image uploaded again',
+      { what: 'the pasted image uploaded again' },
     );
 
     await page.getByRole('button', { name: 'Send' }).click();
     const log = page.getByRole('log', { name: 'Messages' });
-    await eventually(
+    await waitFor(
       async () =>
         (await log.innerText()).includes('Echo: what colours are these?') ? true : undefined,
-      10_000,
-      'the reply',
+      { what: 'the reply' },
     );
     expect(await previews.count()).toBe(0);
 
@@ -190,14 +192,13 @@ describe('images in the chat web app', () => {
     );
     const conversation = new URL(page.url()).pathname.split('/').pop();
     // Reload once the reply is stored (docs/architecture.md, "The chat web app").
-    await eventually(
+    await waitFor(
       async () => {
         const stored = await api('GET', `/api/conversations/${conversation}/messages`, token);
         const { items } = (await stored.json()) as { items: { role: string }[] };
         return items.some((m) => m.role === 'assistant') ? true : undefined;
       },
-      10_000,
-      'the reply stored',
+      { what: 'the reply stored' },
     );
     await page.reload();
     const attached = page.getByRole('list', { name: 'Attached images' });
@@ -206,15 +207,14 @@ describe('images in the chat web app', () => {
     await first.waitFor();
     await second.waitFor();
     // Drawn, at their own proportions: the bytes came back whole.
-    const sizes = await eventually(
+    const sizes = await waitFor(
       async () => {
         const drawn = await page.evaluate<[number, number][]>(
           `[...document.querySelectorAll('.attached-images img')].map((image) => [image.naturalWidth, image.naturalHeight])`,
         );
         return drawn.every(([width]) => width > 0) ? drawn : undefined;
       },
-      10_000,
-      'both images drawn',
+      { what: 'both images drawn' },
     );
     expect(sizes).toEqual([
       [96, 64],
@@ -229,13 +229,12 @@ describe('images in the chat web app', () => {
     // Regenerate asks the same question again, images and all.
     await fetch(`${mock.url}/_mock/reset`, { method: 'POST' });
     await page.getByRole('button', { name: 'Regenerate' }).click();
-    await eventually(
+    await waitFor(
       async () =>
         (await page.getByRole('log', { name: 'Messages' }).innerText()).includes('Echo: what')
           ? await lastUpstreamQuestion()
           : undefined,
-      10_000,
-      'the regenerated reply',
+      { what: 'the regenerated reply' },
     );
     expect(await lastUpstreamQuestion()).toEqual([
       { type: 'text', text: 'what colours are these?' },

@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { eventually, freePort, startApp } from '@switchyard/testing';
+import { waitFor, freePort, startApp } from '@switchyard/testing';
 import { forecastFor, startTestMcpServer, type TestMcpServer } from '@switchyard/testing/mcp';
 import { type Browser, type Dialog, type Page } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newContext,
+  newPage,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import { overflowingElements } from '../support/layout.js';
 import {
   connectChromium,
@@ -100,7 +106,7 @@ describe('chat web app in a browser', () => {
       open: true,
     });
     browser = await connectChromium(stack);
-    page = await browser.newPage();
+    page = await newPage(browser);
   });
 
   afterAll(async () => {
@@ -120,11 +126,9 @@ describe('chat web app in a browser', () => {
     expect(options.join(' ')).toContain('gpt-4o-mini');
     expect(options.join(' ')).not.toContain('closed-model');
     expect(options.indexOf('gpt-4o-mini')).toBeLessThan(options.indexOf('dall-e-3'));
-    await eventually(
-      async () => ((await picker.inputValue()) === 'gpt-4o-mini' ? true : undefined),
-      5_000,
-      'a chat model preselected, not the drawing model',
-    );
+    await waitFor(async () => ((await picker.inputValue()) === 'gpt-4o-mini' ? true : undefined), {
+      what: 'a chat model preselected, not the drawing model',
+    });
 
     // A slow stream, so the page can be seen filling in before it is done.
     await fetch(`${mock.url}/_mock/faults`, {
@@ -135,22 +139,20 @@ describe('chat web app in a browser', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('hello from the browser');
     await page.getByRole('button', { name: 'Send' }).click();
     const log = page.getByRole('log', { name: 'Messages' });
-    const partial = await eventually(
+    const partial = await waitFor(
       async () => {
         const text = await log.innerText();
         return text.includes('Echo:') && !text.includes('Echo: hello from the browser')
           ? text
           : undefined;
       },
-      10_000,
-      'a partly streamed reply',
+      { what: 'a partly streamed reply' },
     );
     expect(partial).toContain('Echo:');
-    await eventually(
+    await waitFor(
       async () =>
         (await log.innerText()).includes('Echo: hello from the browser') ? true : undefined,
-      10_000,
-      'the whole reply',
+      { what: 'the whole reply' },
     );
 
     // Reload once the reply is stored. A reload in the very moment the stream ends can
@@ -158,7 +160,7 @@ describe('chat web app in a browser', () => {
     // app": a known race, not yet fixed).
     const token = await page.evaluate(() => localStorage.getItem('switchyard.chat.token'));
     const conversation = new URL(page.url()).pathname.split('/').pop();
-    await eventually(
+    await waitFor(
       async () => {
         const stored = await fetch(`${chat.url}/api/conversations/${conversation}/messages`, {
           headers: { authorization: `Bearer ${token}` },
@@ -166,19 +168,17 @@ describe('chat web app in a browser', () => {
         const { items } = (await stored.json()) as { items: { content: string }[] };
         return items.some((m) => m.content === 'Echo: hello from the browser') ? true : undefined;
       },
-      10_000,
-      'the reply stored',
+      { what: 'the reply stored' },
     );
     await page.reload();
-    await eventually(
+    await waitFor(
       async () =>
         (await page.getByRole('log', { name: 'Messages' }).innerText()).includes(
           'Echo: hello from the browser',
         )
           ? true
           : undefined,
-      10_000,
-      'the reply kept after a reload',
+      { what: 'the reply kept after a reload' },
     );
   });
 
@@ -374,9 +374,11 @@ describe('chat web app in a browser', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    await page.waitForTimeout(200); // the chart redraws at the new width
-    const overflowing = await overflowingElements(page);
-    expect(overflowing).toEqual([]);
+    // The chart redraws at the new width a moment after the resize.
+    let overflowing: Awaited<ReturnType<typeof overflowingElements>> = [];
+    await waitFor(async () => (overflowing = await overflowingElements(page)).length === 0, {
+      what: () => `nothing wider than 375 px (still: ${JSON.stringify(overflowing)})`,
+    });
     await screenshot(page, SCREENSHOTS, 'usage-375px');
     await page.setViewportSize({ width: 1280, height: 720 });
     await page.getByRole('link', { name: 'Chat', exact: true }).click();
@@ -384,7 +386,7 @@ describe('chat web app in a browser', () => {
 
   it("remembers the user's model choice on the server: another browser preselects it", async () => {
     await page.getByLabel('Model').selectOption('dall-e-3');
-    await eventually(
+    await waitFor(
       async () => {
         const saved = await page.evaluate(async () => {
           const response = await fetch('/api/me/preferences', {
@@ -394,27 +396,25 @@ describe('chat web app in a browser', () => {
         });
         return saved === 'dall-e-3' ? true : undefined;
       },
-      5_000,
-      'the choice saved',
+      { what: 'the choice saved' },
     );
-    const elsewhere = await browser.newContext();
+    const elsewhere = await newContext(browser);
     const other = await elsewhere.newPage();
     await other.goto(`${web.url}/login`);
     await other.getByLabel('Username').fill(user.username);
     await other.getByLabel('Password').fill(user.password);
     await other.getByRole('button', { name: 'Sign in' }).click();
-    await eventually(
+    await waitFor(
       async () =>
         (await other.getByLabel('Model').inputValue()) === 'dall-e-3' ? true : undefined,
-      10_000,
-      'the saved choice preselected in a new browser',
+      { what: 'the saved choice preselected in a new browser' },
     );
     await elsewhere.close();
     await page.getByLabel('Model').selectOption('gpt-4o-mini');
   });
 
   it('shows every admin page 375 px wide with nothing out of reach', async () => {
-    const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+    const context = await newContext(browser, { viewport: { width: 375, height: 800 } });
     const adminPage = await context.newPage();
     try {
       await adminPage.goto(`${web.url}/login`);
@@ -431,11 +431,10 @@ describe('chat web app in a browser', () => {
       ] as const) {
         await adminPage.getByRole('link', { name: link, exact: true }).click();
         await adminPage.getByRole('heading', { level: 1, name: heading }).waitFor();
-        await eventually(
+        await waitFor(
           async () =>
             (await adminPage.locator('[aria-busy="true"]').count()) === 0 ? true : undefined,
-          10_000,
-          `${link} loaded`,
+          { what: `${link} loaded` },
         );
         const overflowing = await overflowingElements(adminPage);
         expect({ link, overflowing }).toEqual({ link, overflowing: [] });
@@ -505,7 +504,7 @@ describe('chat web app in a browser', () => {
   });
 
   it('lets an administrator manage API keys, models and users, page by page, and nobody else', async () => {
-    const context = await browser.newContext();
+    const context = await newContext(browser);
     const adminPage = await context.newPage();
     await adminPage.goto(`${web.url}/login`);
     await adminPage.getByLabel('Username').fill(admin.username);
@@ -581,11 +580,9 @@ describe('chat web app in a browser', () => {
     await model.waitFor();
     const opened = model.getByRole('switch', { name: 'Open gpt-4.1-browser to all users' });
     await opened.click();
-    await eventually(
-      async () => ((await opened.isChecked()) ? true : undefined),
-      5_000,
-      'the model opened',
-    );
+    await waitFor(async () => ((await opened.isChecked()) ? true : undefined), {
+      what: 'the model opened',
+    });
     const saved = (await asAdmin('GET', '/api/admin/models')) as {
       items: { name: string; contextTokens: number | null }[];
     };

@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { type Browser, type Page, type Request } from 'playwright-core';
-import { accessibilityViolations, screenshot, screenshotFolder } from '../support/browser.js';
+import {
+  accessibilityViolations,
+  newContext,
+  screenshot,
+  screenshotFolder,
+} from '../support/browser.js';
 import {
   connectChromium,
   UPSTREAM_KEYS,
@@ -99,7 +104,7 @@ describe('generated media and long conversations in the chat web app', () => {
     await as(null, 'POST', '/api/auth/register', user);
     token = await login(user);
     browser = await connectChromium(stack);
-    const context = await browser.newContext({ acceptDownloads: true });
+    const context = await newContext(browser, { acceptDownloads: true });
     await context.addInitScript(
       `localStorage.setItem('switchyard.chat.token', ${JSON.stringify(token)})`,
     );
@@ -120,15 +125,14 @@ describe('generated media and long conversations in the chat web app', () => {
     const source = String(await image.getAttribute('src'));
     expect(source).toMatch(new RegExp(`^${mock.url}/media/images/[0-9a-f]{16}\\.png$`));
     // Decoded, not broken: the page's policy lets the mock's host in.
-    const width = await eventually(
+    const width = await waitFor(
       async () =>
         (await image.evaluate(
           (element) =>
             (element as unknown as { complete: boolean }).complete &&
             (element as unknown as { naturalWidth: number }).naturalWidth,
         )) || undefined,
-      10_000,
-      'the image decoded',
+      { what: 'the image decoded' },
     );
     expect(width).toBe(256);
 
@@ -162,13 +166,12 @@ describe('generated media and long conversations in the chat web app', () => {
     expect(await audio.getAttribute('aria-label')).toBe('Song 1');
     const source = String(await audio.getAttribute('src'));
     expect(source).toMatch(new RegExp(`^${mock.url}/media/audio/[0-9a-f]{16}\\.wav$`));
-    const duration = await eventually(
+    const duration = await waitFor(
       async () =>
         (await audio.evaluate(
           (element) => (element as unknown as { duration: number }).duration,
         )) || undefined,
-      10_000,
-      'the song loaded',
+      { what: 'the song loaded' },
     );
     expect(duration).toBeCloseTo(2, 1);
     // The reply's own link stays, as Markdown.
@@ -223,7 +226,7 @@ describe('generated media and long conversations in the chat web app', () => {
     // Scrolling to the top reads the page before, and what was first stays in view.
     const wasFirst = log.locator('article', { hasText: /^You\s*question 37$/ });
     await log.evaluate((element) => ((element as unknown as { scrollTop: number }).scrollTop = 0));
-    await eventually(async () => ((await articles.count()) === 100 ? true : undefined), 10_000);
+    await waitFor(async () => ((await articles.count()) === 100 ? true : undefined));
     expect(reads[1]).toMatch(/^\?start=latest&pageSize=50&before=\d+$/);
     // Settled: the position is kept, and no further page was read.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -240,7 +243,7 @@ describe('generated media and long conversations in the chat web app', () => {
     // checked above, and the button could go before the click lands.
     const earlier = page.getByRole('button', { name: 'Load earlier messages' });
     await earlier.dispatchEvent('click');
-    await eventually(async () => ((await articles.count()) === 122 ? true : undefined), 10_000);
+    await waitFor(async () => ((await articles.count()) === 122 ? true : undefined));
     await earlier.waitFor({ state: 'detached' });
     expect(reads).toHaveLength(3);
     const expected = Array.from({ length: QUESTIONS }, (_, i) => [

@@ -56,8 +56,8 @@ describe('upstream keys', () => {
     await api.patch(`/api/channels/${id}`, { version: 99, keys: [KEYS.rejected] }).expect(409);
     await api.post(`/api/channels/${id}/disable`).expect(200);
     await api.delete(`/api/channels/${id}`).expect(204);
-    // Events travel asynchronously: let the last ones arrive.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Events travel asynchronously: the last one is the deletion's.
+    await h.event('channel.changed', (e) => e.channelId === id && e.action === 'deleted');
 
     expect(h.responses.length).toBeGreaterThan(10);
     expect(h.logs.length).toBeGreaterThan(10);

@@ -5,7 +5,7 @@ import {
   busConnectionOf,
   type UsageQueue,
 } from '@switchyard/messaging';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { Redis } from 'ioredis';
@@ -250,11 +250,9 @@ describe('metering worker', () => {
       quota: '1000',
       usedQuota: '1000',
     });
-    const announced = await eventually(
-      () => exhaustedEvents.find((e) => e.tokenId === token.id),
-      5_000,
-      'token.exhausted',
-    );
+    const announced = await waitFor(() => exhaustedEvents.find((e) => e.tokenId === token.id), {
+      what: 'token.exhausted',
+    });
     expect(announced).toEqual({ tokenId: token.id, keyHash: token.keyHash });
 
     // Requests already in flight still bill; the token is announced once.
@@ -268,7 +266,7 @@ describe('metering worker', () => {
       usage: { promptTokens: 10, completionTokens: 0 },
     });
     await enqueue(queue, [trigger]);
-    await eventually(() => exhaustedEvents.find((e) => e.tokenId === other.id), 5_000, 'second');
+    await waitFor(() => exhaustedEvents.find((e) => e.tokenId === other.id), { what: 'second' });
     expect(exhaustedEvents.filter((e) => e.tokenId === token.id)).toHaveLength(1);
   });
 
@@ -384,14 +382,13 @@ describe('metering worker', () => {
 
     await setPrice('mt-repriced', 42_000, 0);
     await bus.publish('price.changed', { model: 'mt-repriced' });
-    await eventually(
+    await waitFor(
       async () => {
         const probe = priced();
         await settled(queue, await enqueue(queue, [probe]));
         return (await logsOf([probe.requestId]))[0]?.cost === '42000' ? true : undefined;
       },
-      10_000,
-      'the new price applied',
+      { what: 'the new price applied' },
     );
     await client.close();
   });
@@ -420,10 +417,9 @@ describe('metering worker', () => {
     } finally {
       worker.resume();
     }
-    await eventually(
+    await waitFor(
       async () => ((await metric(metering.url, 'metering_queue_depth')) === 0 ? true : undefined),
-      5_000,
-      'empty queue',
+      { what: 'empty queue' },
     );
     expect(await metric(metering.url, 'metering_lag_seconds')).toBe(0);
     expect(await metric(metering.url, 'metering_records_settled_total', { result: 'billed' })).toBe(

@@ -1,4 +1,4 @@
-import { eventually, query, startApp } from '@switchyard/testing';
+import { waitFor, query, startApp } from '@switchyard/testing';
 import { UsageQueue } from '@switchyard/messaging';
 import {
   createToken,
@@ -63,10 +63,9 @@ describe('graceful shutdown', () => {
     };
     const first = await startApp('metering', { env: appEnv, readyPath: '/readyz' });
     // 21 micro-dollars a request: wait until a thousand are billed.
-    await eventually(
+    await waitFor(
       async () => (BigInt((await tokenState(token.id)).usedQuota) >= 21_000n ? true : undefined),
-      30_000,
-      'some usage settled',
+      { timeoutMs: 30_000, what: 'some usage settled' },
     );
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.output()).toContain('"message":"stopped"');

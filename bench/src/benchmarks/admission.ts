@@ -9,7 +9,7 @@ import {
 } from '@switchyard/security';
 import {
   createTestDatabase,
-  eventually,
+  waitFor,
   freePort,
   query,
   startApp,
@@ -45,7 +45,7 @@ async function privateRedis(): Promise<{ url: string; stop: () => void }> {
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
-  await eventually(
+  await waitFor(
     async () => {
       const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
       probe.on('error', () => undefined);
@@ -58,8 +58,7 @@ async function privateRedis(): Promise<{ url: string; stop: () => void }> {
         probe.disconnect();
       }
     },
-    10_000,
-    'redis-server listening',
+    { timeoutMs: 10_000, what: 'redis-server listening' },
   );
   return { url, stop: () => server.kill() };
 }
@@ -154,15 +153,14 @@ try {
   const edge = await startApp('edge', { env, readyPath: '/readyz', timeoutMs: STARTUP_MS });
   apps.push(edge);
   const pool = new Pool(edge.url, { connections: CONNECTIONS });
-  await eventually(
+  await waitFor(
     async () => {
       const response = await fetch(`${edge.url}/v1/models`, {
         headers: { authorization: `Bearer ${token}` },
       });
       return ((await response.json()) as { data: unknown[] }).data.length === 1 ? true : undefined;
     },
-    10_000,
-    'edge routing',
+    { timeoutMs: 10_000, what: 'edge routing' },
   );
   await send(pool, token, 200); // warm-up: connections, caches, the account's allowance
 

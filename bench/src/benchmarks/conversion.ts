@@ -2,7 +2,7 @@ import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
-  eventually,
+  waitFor,
   startApp,
   testRedisPrefix,
   type AppProcess,
@@ -114,15 +114,14 @@ async function run(): Promise<Row[]> {
     const edge = await startApp('edge', { env, cpus: EDGE_CPU, readyPath: '/readyz' });
     apps.push(edge);
     const authorization = `Bearer ${token}`;
-    await eventually(
+    await waitFor(
       async () => {
         const response = await fetch(`${edge.url}/v1/models`, { headers: { authorization } });
         return ((await response.json()) as { data: unknown[] }).data.length === 3
           ? true
           : undefined;
       },
-      10_000,
-      'edge routing',
+      { timeoutMs: 10_000, what: 'edge routing' },
     );
 
     const cases = (['json', 'stream'] as const).flatMap((kind) =>

@@ -6,7 +6,7 @@ import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
 import {
   clearRedisNamespace,
   createTestDatabase,
-  eventually,
+  waitFor,
   freePort,
   query,
   repositoryRoot,
@@ -211,7 +211,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       nodeFlags: EDGE_NODE_FLAGS,
     });
     apps.push(edge);
-    await eventually(
+    await waitFor(
       async () => {
         const response = await fetch(`${edge.url}/v1/models`, {
           headers: { authorization: `Bearer ${tokens.unlimited}` },
@@ -220,8 +220,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
           ? true
           : undefined;
       },
-      10_000,
-      'edge routing',
+      { timeoutMs: 10_000, what: 'edge routing' },
     );
     const portkeyPort = await freePort();
     portkey = spawn(
@@ -230,14 +229,13 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' },
     );
     const portkeyUrl = `http://127.0.0.1:${portkeyPort}`;
-    await eventually(
+    await waitFor(
       () =>
         fetch(portkeyUrl).then(
           () => true,
           () => undefined,
         ),
-      20_000,
-      'Portkey listening',
+      { timeoutMs: 20_000, what: 'Portkey listening' },
     );
     const floorPort = await freePort();
     floor = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
@@ -245,14 +243,13 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       stdio: 'ignore',
     });
     const floorUrl = `http://127.0.0.1:${floorPort}`;
-    await eventually(
+    await waitFor(
       () =>
         fetch(floorUrl, { method: 'POST' }).then(
           () => true,
           () => undefined,
         ),
-      10_000,
-      'bare pass-through listening',
+      { timeoutMs: 10_000, what: 'bare pass-through listening' },
     );
     const processes: Processes = {
       edge: edge.child.pid!,

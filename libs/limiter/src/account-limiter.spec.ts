@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { Redis } from 'ioredis';
-import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, testRedisPrefix, waitFor } from '@switchyard/testing';
 import { AccountLimiter, type AccountLease, type AccountLimits } from './account-limiter.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -73,10 +73,13 @@ describe('AccountLimiter (real Redis)', () => {
       (await limiter.acquire({ requestId: nextId(), estimatedTokens: 30, accounts })).kind,
     ).toBe('saturated');
     if (first.kind === 'acquired') first.lease.release(20);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(
-      (await limiter.acquire({ requestId: nextId(), estimatedTokens: 30, accounts })).kind,
-    ).toBe('acquired');
+    // Releases go out in a batch a moment later; a refused request is not charged.
+    await waitFor(
+      async () =>
+        (await limiter.acquire({ requestId: nextId(), estimatedTokens: 30, accounts })).kind ===
+        'acquired',
+      { what: 'room for 30 tokens once the estimate is corrected' },
+    );
   });
 
   it('holds concurrency until the lease is released', async () => {
@@ -86,10 +89,13 @@ describe('AccountLimiter (real Redis)', () => {
       (await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts })).kind,
     ).toBe('saturated');
     if (held.kind === 'acquired') held.lease.release(1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(
-      (await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts })).kind,
-    ).toBe('acquired');
+    // Releases go out in a batch a moment later.
+    await waitFor(
+      async () =>
+        (await limiter.acquire({ requestId: nextId(), estimatedTokens: 1, accounts })).kind ===
+        'acquired',
+      { what: 'the slot given back' },
+    );
   });
 
   it('gives back many leases in one batch', async () => {
@@ -118,9 +124,11 @@ describe('AccountLimiter (real Redis)', () => {
     expect(
       (await shortLeases.acquire({ requestId: nextId(), estimatedTokens: 1, accounts })).kind,
     ).toBe('saturated');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Asked as if 150 ms later, past the lease's 100 ms, instead of waiting for it.
+    const later = Date.now() + 150;
     expect(
-      (await shortLeases.acquire({ requestId: nextId(), estimatedTokens: 1, accounts })).kind,
+      (await shortLeases.acquire({ requestId: nextId(), estimatedTokens: 1, accounts, now: later }))
+        .kind,
     ).toBe('acquired');
   });
 
@@ -156,8 +164,6 @@ describe('AccountLimiter (real Redis)', () => {
 
   describe('allowances (blocks taken ahead of demand)', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    /** Long enough for a block to expire, the sweep to see it and the batch to go. */
-    const pastValidity = (validityMs: number) => sleep(validityMs + 250);
     const logSize = (keyId: number) => redis.zcard(`lim:k:${keyId}:rpm`);
     const tokensCharged = async (keyId: number) =>
       Object.values(await redis.hgetall(`lim:k:${keyId}:tpm`)).reduce(
@@ -212,10 +218,14 @@ describe('AccountLimiter (real Redis)', () => {
       expect(await logSize(102)).toBeGreaterThan(50);
       expect(await tokensCharged(102)).toBeGreaterThan(5_000);
       expect(await redis.zcard(`lim:t:${token.id}:rpm`)).toBeGreaterThan(50);
-      await pastValidity(300);
-      expect(await logSize(102)).toBe(50);
-      expect(await tokensCharged(102)).toBe(5_000);
-      expect(await redis.zcard(`lim:t:${token.id}:rpm`)).toBe(50);
+      // Once the block's 300 ms are over, the sweep sees it and the batch goes.
+      await waitFor(async () => (await logSize(102)) === 50, { what: 'the unspent entries back' });
+      await waitFor(async () => (await tokensCharged(102)) === 5_000, {
+        what: 'the unspent tokens back',
+      });
+      await waitFor(async () => (await redis.zcard(`lim:t:${token.id}:rpm`)) === 50, {
+        what: "the token's unspent entries back",
+      });
       await limiter.close();
     });
 
@@ -325,8 +335,8 @@ describe('AccountLimiter (real Redis)', () => {
 
       const burst = await Promise.all(Array.from({ length: 16 }, () => acquire(b)));
       expect(burst.filter((r) => r.kind === 'acquired')).toHaveLength(15);
-      await sleep(400); // a is idle: its slot goes back
-      expect(await slotsTaken(105)).toBe(15);
+      // a is idle: the sweep gives its spare slot back.
+      await waitFor(async () => (await slotsTaken(105)) === 15, { what: "a's idle slot back" });
       expect((await acquire(b)).kind).toBe('acquired');
       expect((await acquire(b)).kind).toBe('saturated');
       await Promise.all([a.close(), b.close()]);

@@ -7,6 +7,7 @@ import {
   type TokenChangedEvent,
 } from '@switchyard/contracts';
 import { currentRequestId, runWithRequestId } from '@switchyard/observability';
+import { WAIT_TIMEOUT_MS, waitFor } from '@switchyard/testing';
 import { randomBytes } from 'node:crypto';
 import { BUS_CLIENT, EventBus, OnEvent, OnMessage } from './event-bus.js';
 import { MessagingModule } from './messaging.module.js';
@@ -52,7 +53,29 @@ async function bus(prefix: string, busUrl = url) {
   return { context, bus: context.get(EventBus) };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+/** Waits until the handler has received the event of this token. */
+const receivedToken = (tokenId: number) =>
+  waitFor(() => received.some((r) => r.payload.tokenId === tokenId), {
+    what: `the event of token ${tokenId}`,
+  });
+
+/**
+ * Publishes a valid event after the ones a test expects to be dropped and waits for it: the
+ * subscriber reads in publishing order, so once it is in, whatever came before it was
+ * either delivered or dropped.
+ */
+async function afterEverythingBefore(publisher: EventBus): Promise<void> {
+  await publisher.publish(Events.TokenChanged, {
+    tokenId: 0,
+    keyHash: 'marker',
+    action: 'deleted',
+  });
+  await receivedToken(0);
+  received.splice(
+    received.findIndex((r) => r.payload.tokenId === 0),
+    1,
+  );
+}
 
 describe('messaging over Redis', () => {
   const prefix = namespace();
@@ -77,7 +100,7 @@ describe('messaging over Redis', () => {
     await runWithRequestId('req-42', () =>
       client.bus.publish(Events.TokenChanged, { tokenId: 3, keyHash: 'abc', action: 'updated' }),
     );
-    await settle();
+    await receivedToken(3);
     expect(received).toEqual([
       { payload: { tokenId: 3, keyHash: 'abc', action: 'updated' }, requestId: 'req-42' },
     ]);
@@ -89,12 +112,14 @@ describe('messaging over Redis', () => {
       keyHash: 1,
       action: 'exploded',
     } as never);
-    await settle();
+    await afterEverythingBefore(client.bus);
     expect(received).toEqual([]);
   });
 
   it('answers a request', async () => {
-    await expect(client.bus.request(Messages.GetRoutingSnapshot, {}, 2_000)).resolves.toEqual({
+    await expect(
+      client.bus.request(Messages.GetRoutingSnapshot, {}, WAIT_TIMEOUT_MS),
+    ).resolves.toEqual({
       version: 7,
       generatedAt: 1,
       channels: [],
@@ -121,10 +146,9 @@ describe('messaging over Redis', () => {
         action: 'deleted',
       });
       await expect(neighbour.bus.request(Messages.GetRoutingSnapshot, {}, 300)).rejects.toThrow();
-      await settle();
-      expect(received).toEqual([]);
+      // Published after the neighbour's, so read after it had it come through.
       await own.bus.publish(Events.TokenChanged, { tokenId: 8, keyHash: 'o', action: 'deleted' });
-      await settle();
+      await receivedToken(8);
       expect(received.map((r) => r.payload.tokenId)).toEqual([8]);
     } finally {
       await Promise.all([neighbour.context.close(), own.context.close()]);
@@ -151,7 +175,7 @@ describe('messaging over Redis', () => {
     const other = await bus(namespace());
     try {
       await other.bus.publish(Events.TokenChanged, { tokenId: 9, keyHash: 'x', action: 'deleted' });
-      await settle();
+      await afterEverythingBefore(client.bus);
       expect(received).toEqual([]);
       await expect(other.bus.request(Messages.GetRoutingSnapshot, {}, 300)).rejects.toThrow();
     } finally {

@@ -1,7 +1,6 @@
 export { linesMatching, sourceFiles, type SourceQuery } from './conventions.js';
 export { createTestDatabase, dropTestDatabase, query, type TestDatabase } from './databases.js';
 export {
-  eventually,
   freePort,
   repositoryRoot,
   startApp,
@@ -12,3 +11,10 @@ export {
 } from './processes.js';
 export { PrivatePostgres } from './private-postgres.js';
 export { clearRedisNamespace, redisReady, testRedisPrefix } from './redis.js';
+export {
+  APP_START_TIMEOUT_MS,
+  WAIT_TIMEOUT_MS,
+  WaitAborted,
+  waitFor,
+  type WaitOptions,
+} from './waiting.js';

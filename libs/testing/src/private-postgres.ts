@@ -4,7 +4,8 @@ import { chownSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { eventually, freePort } from './processes.js';
+import { freePort } from './processes.js';
+import { APP_START_TIMEOUT_MS, WaitAborted, waitFor } from './waiting.js';
 import pg from 'pg';
 
 /**
@@ -46,9 +47,9 @@ export class PrivatePostgres {
       ]),
       { stdio: 'ignore' },
     );
-    await eventually(
+    await waitFor(
       async () => {
-        if (this.server?.exitCode !== null) throw new Error('the private Postgres exited');
+        if (this.server?.exitCode !== null) throw new WaitAborted('the private Postgres exited');
         const client = new pg.Client({ connectionString: this.url });
         try {
           await client.connect();
@@ -59,8 +60,7 @@ export class PrivatePostgres {
           await client.end().catch(() => undefined);
         }
       },
-      30_000,
-      `the private Postgres on port ${this.port}`,
+      { timeoutMs: APP_START_TIMEOUT_MS, what: `the private Postgres on port ${this.port}` },
     );
   }
 

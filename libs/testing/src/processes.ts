@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_START_TIMEOUT_MS, WaitAborted, waitFor } from './waiting.js';
 
 // Starts the real, built apps as child processes, the way they run in production, and
 // keeps what they log so tests can read it.
@@ -97,8 +98,7 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
       return exited;
     },
   };
-  // TEST_APP_START_TIMEOUT_MS lends a machine shared by many runs more time to start apps.
-  const timeoutMs = options.timeoutMs ?? Number(process.env.TEST_APP_START_TIMEOUT_MS ?? 20_000);
+  const timeoutMs = options.timeoutMs ?? APP_START_TIMEOUT_MS;
   try {
     await waitForHttp(`${url}${options.readyPath ?? '/healthz'}`, timeoutMs, () => {
       if (child.exitCode !== null)
@@ -118,40 +118,16 @@ export async function waitForHttp(
   timeoutMs: number,
   check?: () => void,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    check?.();
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 5_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await waitFor(
+    async () => {
+      try {
+        check?.();
+      } catch (error) {
+        throw new WaitAborted(error instanceof Error ? error.message : String(error));
+      }
+      const response = await fetch(url).catch(() => undefined); // not listening yet
+      return response?.ok;
+    },
+    { timeoutMs, intervalMs: 50, what: `an answer from ${url}` },
+  );
 }

@@ -1,5 +1,5 @@
 import { SecretCipher, sha256Hex } from '@switchyard/security';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import {
   AdminHarness,
   channelBody,
@@ -413,13 +413,12 @@ describe('channels', () => {
     const enabled = await api.post(`/api/channels/${channel.id}/enable`).expect(200);
     expect(enabled.body).toMatchObject({ status: 'enabled', statusReason: null });
     // Events arrive over Redis a moment after the answer: wait for the third.
-    const changes = await eventually(
+    const changes = await waitFor(
       () => {
         const seen = h.eventsNamed('channel.changed').filter((e) => e.channelId === channel.id);
         return seen.length >= 3 ? seen : undefined;
       },
-      2_000,
-      'three channel.changed events',
+      { what: 'three channel.changed events' },
     );
     expect(changes).toEqual([
       { channelId: channel.id, action: 'created' },

@@ -15,6 +15,7 @@ import {
   createTestDatabase,
   query,
   repositoryRoot,
+  waitFor,
 } from '@switchyard/testing';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -319,13 +320,3 @@ describe('admin CLI', () => {
     });
   });
 });
-
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 2_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('not seen in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

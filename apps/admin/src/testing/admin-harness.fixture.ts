@@ -5,7 +5,7 @@ import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { createLogger } from '@switchyard/observability';
 import { generateSecretKeySpec, hashPassword } from '@switchyard/security';
 import { createService } from '@switchyard/service';
-import { clearRedisNamespace, eventually, query } from '@switchyard/testing';
+import { clearRedisNamespace, query, WAIT_TIMEOUT_MS, waitFor } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { AdminModule } from '../admin.module.js';
@@ -185,13 +185,12 @@ export class AdminHarness {
   async event(
     name: string,
     matches: (data: Record<string, unknown>) => boolean = () => true,
-    timeoutMs = 2_000,
+    timeoutMs = WAIT_TIMEOUT_MS,
   ): Promise<Record<string, unknown>> {
-    return eventually(
-      () => this.events.find((e) => e.pattern === name && matches(e.data))?.data,
+    return waitFor(() => this.events.find((e) => e.pattern === name && matches(e.data))?.data, {
       timeoutMs,
-      `event ${name}`,
-    );
+      what: `event ${name}`,
+    });
   }
 
   eventsNamed(name: string): Record<string, unknown>[] {

@@ -1,5 +1,5 @@
 import { SecretCipher, generateSecretKeySpec } from '@switchyard/security';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import {
   ADMIN,
   bearer,
@@ -747,11 +747,9 @@ describe('sending messages', () => {
         received += new TextDecoder().decode(value);
       }
       abort.abort();
-      const answer = await eventually(
-        async () => (await storedMessages(conversationId))[1],
-        10_000,
-        'saved reply',
-      );
+      const answer = await waitFor(async () => (await storedMessages(conversationId))[1], {
+        what: 'saved reply',
+      });
       expect(answer).toMatchObject({ status: 'partial', errorCode: 'request_cancelled' });
       expect(answer.content.length).toBeGreaterThan(0);
       expect(answer.content).not.toBe('Echo: a long answer with many words in it');

@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queues } from '@switchyard/contracts';
-import { eventually, query } from '@switchyard/testing';
+import { waitFor, query } from '@switchyard/testing';
 import { type Queue } from 'bullmq';
 import {
   createChannel,
@@ -301,10 +301,10 @@ describe('usage maintenance', () => {
     );
 
     const job = await queue.add(MaintenanceJobs.RollUp, {});
-    const done = await eventually(async () => {
+    const done = await waitFor(async () => {
       const state = await queue.getJob(job.id ?? '');
       return state?.finishedOn ? state : undefined;
-    }, 10_000);
+    });
     expect(done.failedReason).toBeFalsy();
     expect(done.returnvalue).toMatchObject({ upserted: expect.any(Number) });
   });

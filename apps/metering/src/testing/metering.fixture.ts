@@ -9,7 +9,7 @@ import {
 import { QueueConnection, UsageQueue, busConnectionOf } from '@switchyard/messaging';
 import { createLogger } from '@switchyard/observability';
 import { createService } from '@switchyard/service';
-import { clearRedisNamespace, eventually, query } from '@switchyard/testing';
+import { clearRedisNamespace, query, WAIT_TIMEOUT_MS, waitFor } from '@switchyard/testing';
 import { meteringDefinition } from '../metering.definition.js';
 
 // What the metering specs share: the app built as main.ts builds it, a producer that
@@ -122,15 +122,14 @@ export async function enqueueOneByOne(
 export async function settled(
   queue: UsageQueue,
   jobIds: string[],
-  timeoutMs = 20_000,
+  timeoutMs = WAIT_TIMEOUT_MS,
 ): Promise<void> {
-  await eventually(
+  await waitFor(
     async () => {
       const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
       return Object.values(counts).every((n) => n === 0) ? true : undefined;
     },
-    timeoutMs,
-    `${jobIds.length} usage job(s) settled`,
+    { timeoutMs, what: `${jobIds.length} usage job(s) settled` },
   );
   for (let start = 0; start < jobIds.length; start += 500) {
     const jobs = await Promise.all(jobIds.slice(start, start + 500).map((id) => queue.getJob(id)));
@@ -146,11 +145,10 @@ export async function settled(
 }
 
 /** The job as it failed, once it is in the failed set (read after it got there). */
-export async function deadLettered(queue: UsageQueue, jobId: string, timeoutMs = 10_000) {
-  return eventually(
+export async function deadLettered(queue: UsageQueue, jobId: string, timeoutMs = WAIT_TIMEOUT_MS) {
+  return waitFor(
     async () => ((await queue.getJobState(jobId)) === 'failed' ? queue.getJob(jobId) : undefined),
-    timeoutMs,
-    `job ${jobId} dead-lettered`,
+    { timeoutMs, what: `job ${jobId} dead-lettered` },
   );
 }
 

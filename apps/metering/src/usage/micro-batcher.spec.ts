@@ -1,3 +1,4 @@
+import { waitFor } from '@switchyard/testing';
 import { MicroBatcher, StoreUnavailableError, type BatchWriter } from './micro-batcher.js';
 
 // The batching rules on their own, against a store kept in memory whose availability and
@@ -86,8 +87,7 @@ describe('MicroBatcher', () => {
     const batcher = new MicroBatcher(store, { ...options, onOutage: (down) => outages.push(down) });
     store.reachable = false;
     const settled = Promise.allSettled(range(50).map((i) => batcher.submit(i)));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(batcher.storeUnreachable).toBe(true);
+    await waitFor(() => batcher.storeUnreachable, { what: 'the store found unreachable' });
     expect(batcher.size).toBe(50);
     store.reachable = true;
     const outcomes = await settled;
@@ -102,7 +102,7 @@ describe('MicroBatcher', () => {
     const batcher = new MicroBatcher(store, options);
     store.reachable = false;
     const held = Promise.allSettled(range(25).map((i) => batcher.submit(i)));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => batcher.storeUnreachable, { what: 'the store found unreachable' });
     batcher.stop();
     const outcomes = await held;
     expect(

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createRedisClient, inNamespace, type RedisClient } from '@switchyard/messaging';
-import { clearRedisNamespace, eventually, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, waitFor, testRedisPrefix } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { LOCK_TTL_MS, LeaderLock } from './leader-lock.js';
 
@@ -11,10 +11,6 @@ const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LOCK_KEY = 'router:leader';
 /** Renewals come every third of the lease; a standby's attempts at the same pace. */
 const ONE_PERIOD_MS = LOCK_TTL_MS / 3;
-
-/** Waits until `condition` holds, failing after `timeoutMs`. */
-const until = (condition: () => boolean, timeoutMs: number, what: string) =>
-  eventually(() => (condition() ? true : undefined), timeoutMs, what);
 
 describe('LeaderLock (real Redis)', () => {
   const prefix = testRedisPrefix();
@@ -28,7 +24,7 @@ describe('LeaderLock (real Redis)', () => {
     changes: boolean[];
   }> {
     const redis = createRedisClient({ url: redisUrl, prefix });
-    await eventually(() => redis.ping(), 5_000, 'a connection to Redis');
+    await waitFor(() => redis.ping(), { what: 'a connection to Redis' });
     const lock = new LeaderLock(redis);
     const changes: boolean[] = [];
     lock.onChange((leading) => changes.push(leading));
@@ -40,7 +36,7 @@ describe('LeaderLock (real Redis)', () => {
   /** A lock that has taken the lease. */
   async function startLeader(): ReturnType<typeof startLock> {
     const leader = await startLock();
-    await until(() => leader.lock.isLeader, 5_000, 'a leader');
+    await waitFor(() => leader.lock.isLeader, { what: 'a leader' });
     return leader;
   }
 
@@ -77,11 +73,10 @@ describe('LeaderLock (real Redis)', () => {
     expect(first).toBeGreaterThan(0);
     expect(first).toBeLessThanOrEqual(LOCK_TTL_MS);
     // Left alone the time to live only falls: it rising again is a renewal.
-    await eventually(
-      async () => ((await raw.pttl(LOCK_KEY)) > first ? true : undefined),
-      LOCK_TTL_MS - 500,
-      'a renewal',
-    );
+    await waitFor(async () => ((await raw.pttl(LOCK_KEY)) > first ? true : undefined), {
+      timeoutMs: LOCK_TTL_MS - 500,
+      what: 'a renewal',
+    });
     expect(await holder()).toBe(leader.lock.instanceId);
     expect(leader.changes).toEqual([true]);
   });
@@ -90,7 +85,10 @@ describe('LeaderLock (real Redis)', () => {
     const leader = await startLeader();
     // As if the lease had expired and another router had taken it meanwhile.
     await raw.set(LOCK_KEY, 'another-router', 'PX', LOCK_TTL_MS);
-    await until(() => !leader.lock.isLeader, ONE_PERIOD_MS * 2, 'stepping down');
+    await waitFor(() => !leader.lock.isLeader, {
+      timeoutMs: ONE_PERIOD_MS * 2,
+      what: 'stepping down',
+    });
     expect(leader.changes).toEqual([true, false]);
     // It renews only its own lease: the other router's is left alone.
     expect(await holder()).toBe('another-router');
@@ -102,7 +100,10 @@ describe('LeaderLock (real Redis)', () => {
     await leader.lock.onApplicationShutdown();
     expect(leader.lock.isLeader).toBe(false);
     const handedOver = Date.now();
-    await until(() => standby.lock.isLeader, ONE_PERIOD_MS + 1_000, 'a takeover');
+    await waitFor(() => standby.lock.isLeader, {
+      timeoutMs: ONE_PERIOD_MS + 1_000,
+      what: 'a takeover',
+    });
     expect(Date.now() - handedOver).toBeLessThan(LOCK_TTL_MS);
     expect(await holder()).toBe(standby.lock.instanceId);
   });
@@ -111,9 +112,15 @@ describe('LeaderLock (real Redis)', () => {
     const leader = await startLeader();
     const standby = await startLock();
     leader.redis.disconnect();
-    await until(() => !leader.lock.isLeader, ONE_PERIOD_MS * 2, 'stepping down');
+    await waitFor(() => !leader.lock.isLeader, {
+      timeoutMs: ONE_PERIOD_MS * 2,
+      what: 'stepping down',
+    });
     expect(standby.lock.isLeader).toBe(false);
-    await until(() => standby.lock.isLeader, LOCK_TTL_MS + ONE_PERIOD_MS + 1_000, 'a takeover');
+    await waitFor(() => standby.lock.isLeader, {
+      timeoutMs: LOCK_TTL_MS + ONE_PERIOD_MS + 1_000,
+      what: 'a takeover',
+    });
     expect(await holder()).toBe(standby.lock.instanceId);
     expect(leader.changes).toEqual([true, false]);
   });

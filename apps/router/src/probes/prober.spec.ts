@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { Events, type RoutingSnapshot } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { RouterTestbed, type RunningRouter } from '../testing/router.fixture.js';
 
 // The leader's probes against a real HTTP upstream: what was taken out automatically goes
@@ -72,13 +72,12 @@ describe('Prober (real upstream server, real Postgres and Redis)', () => {
   let adminKey: { id: number; keys: number[] };
 
   const snapshotWhere = (check: (s: RoutingSnapshot) => boolean, what: string) =>
-    eventually(
+    waitFor(
       async () => {
         const snapshot = await testbed.storedSnapshot();
         return snapshot && check(snapshot) ? snapshot : undefined;
       },
-      5_000,
-      what,
+      { what: what },
     );
   const isResting = (channelId: number) => (s: RoutingSnapshot) =>
     (s.resting ?? []).some((c) => c.id === channelId);
@@ -106,7 +105,7 @@ describe('Prober (real upstream server, real Postgres and Redis)', () => {
     }
     await testbed.setKeyStatus(adminKey.keys[1]!, ChannelStatus.disabled);
     router = await testbed.startRouter({ PROBE_INTERVAL_MS: String(PROBE_INTERVAL_MS) });
-    await eventually(() => (router.lock.isLeader ? true : undefined), 5_000, 'a leader');
+    await waitFor(() => (router.lock.isLeader ? true : undefined), { what: 'a leader' });
   });
 
   afterAll(async () => {
@@ -115,10 +114,9 @@ describe('Prober (real upstream server, real Postgres and Redis)', () => {
   });
 
   it('re-enables a key the upstream answers again, with one small real request', async () => {
-    await eventually(
+    await waitFor(
       async () => ((await testbed.keyStatuses(banned.id))[0] === 'enabled' ? true : undefined),
-      5_000,
-      'the healthy key re-enabled',
+      { what: 'the healthy key re-enabled' },
     );
     expect(upstream.probesOf('sk-healthy-1111')[0]).toEqual({
       method: 'POST',
@@ -136,25 +134,20 @@ describe('Prober (real upstream server, real Postgres and Redis)', () => {
   });
 
   it('keeps out a key the upstream still refuses, probing it again each round', async () => {
-    await eventually(
-      () => (upstream.probesOf('sk-banned-2222').length >= 3 ? true : undefined),
-      5_000,
-      'three probes of the refused key',
-    );
+    await waitFor(() => (upstream.probesOf('sk-banned-2222').length >= 3 ? true : undefined), {
+      what: 'three probes of the refused key',
+    });
     expect((await testbed.keyStatuses(banned.id))[1]).toBe(ChannelStatus.auto_disabled);
   });
 
   it('never probes what an administrator disabled', async () => {
-    await eventually(
+    await waitFor(
       async () => ((await testbed.keyStatuses(adminKey.id))[0] === 'enabled' ? true : undefined),
-      5_000,
-      'the automatically disabled key beside it re-enabled',
+      { what: 'the automatically disabled key beside it re-enabled' },
     );
-    await eventually(
-      () => (upstream.probesOf('sk-banned-2222').length >= 5 ? true : undefined),
-      5_000,
-      'more rounds',
-    );
+    await waitFor(() => (upstream.probesOf('sk-banned-2222').length >= 5 ? true : undefined), {
+      what: 'more rounds',
+    });
     expect(upstream.probesOf('sk-healthy-off-key')).toEqual([]);
     expect(upstream.probesOf('sk-healthy-off-channel')).toEqual([]);
     expect(await testbed.keyStatuses(adminChannel.id)).toEqual([ChannelStatus.auto_disabled]);
@@ -177,11 +170,9 @@ describe('Prober (real upstream server, real Postgres and Redis)', () => {
     });
     await snapshotWhere(isResting(broken.id), 'the breaker open');
 
-    await eventually(
-      () => (upstream.probesOf('sk-broken-3333').length >= 2 ? true : undefined),
-      5_000,
-      'probes of the failing channel',
-    );
+    await waitFor(() => (upstream.probesOf('sk-broken-3333').length >= 2 ? true : undefined), {
+      what: 'probes of the failing channel',
+    });
     expect(isResting(broken.id)((await testbed.storedSnapshot())!)).toBe(true);
 
     upstream.healed = true;

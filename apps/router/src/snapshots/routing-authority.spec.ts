@@ -1,6 +1,6 @@
 import { Events, type ChannelOutcome, type RoutingSnapshot } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
-import { eventually } from '@switchyard/testing';
+import { waitFor } from '@switchyard/testing';
 import { RouterTestbed, type RunningRouter } from '../testing/router.fixture.js';
 
 // Two real routers over one database and one Redis namespace, as in production: what the
@@ -20,17 +20,16 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
   let keyless: { id: number; keys: number[] };
 
   const stored = async (): Promise<RoutingSnapshot> =>
-    eventually(() => testbed.storedSnapshot().then((s) => s ?? undefined), 5_000, 'a snapshot');
+    waitFor(() => testbed.storedSnapshot().then((s) => s ?? undefined), { what: 'a snapshot' });
 
   /** The next snapshot stored after `version` that satisfies `check`. */
   const nextSnapshot = (version: number, check: (s: RoutingSnapshot) => boolean = () => true) =>
-    eventually(
+    waitFor(
       async () => {
         const snapshot = await testbed.storedSnapshot();
         return snapshot && snapshot.version > version && check(snapshot) ? snapshot : undefined;
       },
-      5_000,
-      `a snapshot after version ${version}`,
+      { what: `a snapshot after version ${version}` },
     );
 
   const routedIds = (snapshot: RoutingSnapshot) => snapshot.channels.map((c) => c.id);
@@ -59,7 +58,7 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     keyless = await testbed.addChannel({ baseUrl: DEAD_UPSTREAM, secrets: ['sk-d-0004'] });
     await testbed.setKeyStatus(keyless.keys[0]!, ChannelStatus.disabled);
     leader = await testbed.startRouter();
-    await eventually(() => (leader.lock.isLeader ? true : undefined), 5_000, 'a leader');
+    await waitFor(() => (leader.lock.isLeader ? true : undefined), { what: 'a leader' });
     standby = await testbed.startRouter();
   });
 
@@ -75,13 +74,12 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     expect([...routedIds(snapshot), ...restingIds(snapshot)]).not.toContain(disabled.id);
     // The secret stays sealed on its way to the edges.
     expect(JSON.stringify(snapshot)).not.toContain('sk-a-0001');
-    await eventually(
+    await waitFor(
       () =>
         testbed.events(Events.RoutingSnapshot).some((e) => e.snapshot.version === snapshot.version)
           ? true
           : undefined,
-      5_000,
-      'the routing.snapshot event',
+      { what: 'the routing.snapshot event' },
     );
   });
 
@@ -118,7 +116,7 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
       ChannelStatus.enabled,
       ChannelStatus.auto_disabled,
     ]);
-    await eventually(
+    await waitFor(
       () =>
         testbed
           .events(Events.ChannelChanged)
@@ -126,15 +124,14 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
           .some((e) => e.channelId === routed.id)
           ? true
           : undefined,
-      5_000,
-      'the channel.changed announcement',
+      { what: 'the channel.changed announcement' },
     );
   });
 
   it('hands over to the standby, which publishes from the same state at once', async () => {
     const last = await stored();
     await testbed.stopRouter(leader);
-    await eventually(() => (standby.lock.isLeader ? true : undefined), 5_000, 'a takeover');
+    await waitFor(() => (standby.lock.isLeader ? true : undefined), { what: 'a takeover' });
     const first = await nextSnapshot(last.version);
     expect(routedIds(first)).toEqual(routedIds(last));
     expect(keysOf(first, routed.id)).toEqual(keysOf(last, routed.id));

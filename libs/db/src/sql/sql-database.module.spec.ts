@@ -87,3 +87,21 @@ it('ends the pool when the application closes', async () => {
   await app.close();
   expect(pool.ended).toBe(true);
 });
+
+it('survives the server ending a connection that is checked out', async () => {
+  const app = await contextFor(database.url);
+  const pool = app.get<SqlPool>(SQL_POOL);
+  try {
+    const client = await pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    // What a Postgres or PgBouncer restart does to a connection between two statements.
+    await pool.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await ended;
+    await expect(client.query('SELECT 1')).rejects.toThrow();
+    client.release(true);
+    await expect(pool.query('SELECT 1 AS one')).resolves.toMatchObject({ rows: [{ one: 1 }] });
+  } finally {
+    await app.close();
+  }
+});

@@ -65,6 +65,10 @@ export class SqlDatabaseModule {
             });
             // An idle client losing its server is reported here; the next query reconnects.
             pool.on('error', () => undefined);
+            // A client checked out when its server goes (a restart, a pooler's restart) emits
+            // `error` with no pool listener attached: without one of its own, that would end
+            // the process. Its query fails on its own, and the caller discards the client.
+            pool.on('connect', (client) => client.on('error', () => undefined));
             return pool;
           },
         },

@@ -10,6 +10,7 @@ export const adminDefinition: ServiceDefinition<AdminEnv> = {
   environment: AdminEnv,
   module: (env) => AdminModule.forRoot(env),
   port: (env) => env.ADMIN_PORT,
+  opsPort: (env) => env.ADMIN_OPS_PORT,
   // The edge forwards the API: its X-Forwarded-For names the client (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
   bodyLimit: () => API_BODY_LIMITS.admin,

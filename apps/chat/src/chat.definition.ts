@@ -11,6 +11,7 @@ export const chatDefinition: ServiceDefinition<ChatEnv> = {
   environment: ChatEnv,
   module: (env) => ChatModule.forRoot(env),
   port: (env) => env.CHAT_PORT,
+  opsPort: (env) => env.CHAT_OPS_PORT,
   // The web app forwards the API: its X-Forwarded-For names the browser (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
   bodyLimit: () => API_BODY_LIMITS.chat,

@@ -18,6 +18,7 @@ export const webDefinition: ServiceDefinition<WebEnv> = {
   environment: WebEnv,
   module: (env) => WebModule.forRoot(env),
   port: (env) => env.WEB_PORT,
+  opsPort: (env) => env.WEB_OPS_PORT,
   configure: async (app, env) => {
     const fastify = app.getHttpAdapter().getInstance();
     await registerChatProxy(fastify, app.get(ChatProxy));

@@ -68,6 +68,10 @@ export class EdgeEnv extends SecretStoreEnv {
   @PortVariable()
   EDGE_PORT: number = 3000;
 
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  EDGE_OPS_PORT: number = 3010;
+
   @UrlVariable(['http', 'https'])
   ADMIN_URL: string = 'http://127.0.0.1:3001';
 
@@ -131,6 +135,10 @@ export class AdminEnv extends SecretStoreEnv {
   @PortVariable()
   ADMIN_PORT: number = 3001;
 
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  ADMIN_OPS_PORT: number = 3011;
+
   /** The first gateway administrator, created when none exists. */
   @TextVariable({
     optional: true,
@@ -168,6 +176,10 @@ export class AdminEnv extends SecretStoreEnv {
 export class ChatEnv extends SecretStoreEnv {
   @PortVariable()
   CHAT_PORT: number = 3002;
+
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  CHAT_OPS_PORT: number = 3012;
 
   @TextVariable({
     optional: true,
@@ -290,6 +302,10 @@ export class MeteringEnv extends StoreEnv {
 export class WebEnv extends BaseEnv {
   @PortVariable()
   WEB_PORT: number = 8080;
+
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  WEB_OPS_PORT: number = 8081;
 
   @UrlVariable(['http', 'https'])
   CHAT_URL: string = 'http://127.0.0.1:3002';

@@ -1,3 +1,5 @@
+import { type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -7,7 +9,7 @@ import { createLogger, HealthModule, MetricsModule } from '@switchyard/observabi
 import { IsInt, IsString, Min } from 'class-validator';
 import request from 'supertest';
 import { ApiExceptionFilter, apiValidationPipe } from './api-errors.js';
-import { createService } from './start-service.js';
+import { createService, serveOperations } from './start-service.js';
 
 class CreateThingDto {
   @IsString() name!: string;
@@ -125,6 +127,52 @@ describe('a service built by createService', () => {
     const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
     expect(metrics.text).toContain('http_requests_total');
     expect(metrics.text).toContain('process_cpu_seconds_total');
+  });
+});
+
+describe('a service with an operations port', () => {
+  let app: NestFastifyApplication;
+  let ops: Server;
+  let opsUrl = '';
+
+  beforeAll(async () => {
+    app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        opsPort: () => 0,
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({ service: 'things', level: 'silent' }),
+    );
+    ops = await serveOperations(app, 0, '127.0.0.1');
+    opsUrl = `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    ops.close();
+    await app.close();
+  });
+
+  it('answers /metrics on the operations port and 404 on the public one', async () => {
+    const open = await request(app.getHttpServer()).get('/metrics').expect(404);
+    expect(open.text).not.toContain('process_cpu_seconds_total');
+    await request(app.getHttpServer()).get('/healthz').expect(200);
+    const metrics = await fetch(`${opsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(await metrics.text()).toContain('process_cpu_seconds_total');
+    expect(await (await fetch(`${opsUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect((await (await fetch(`${opsUrl}/readyz`)).json()).status).toBe('ok');
+  });
+
+  it('serves nothing else there', async () => {
+    const missing = await fetch(`${opsUrl}/things/missing`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.code).toBe('not_found');
+    expect((await fetch(`${opsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
   });
 });
 

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { type Server } from 'node:http';
+import { connect } from 'node:net';
 import { type AddressInfo } from 'node:net';
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
@@ -173,6 +175,78 @@ describe('a service with an operations port', () => {
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe('not_found');
     expect((await fetch(`${opsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('a reply sent before the body was read', () => {
+  let app: NestFastifyApplication;
+  let url = '';
+
+  beforeAll(async () => {
+    app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        bodyLimit: () => 1024,
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({ service: 'things', level: 'silent' }),
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    url = await app.getUrl();
+    url = url.replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(() => app.close());
+
+  it('reaches Node fetch: the rest of the upload is read, not cut', async () => {
+    const response = await fetch(`${url}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(8 * 1024 * 1024), size: 1 }),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'payload_too_large',
+    );
+    // The connection stays usable.
+    await fetch(`${url}/healthz`).then((ok) => expect(ok.status).toBe(200));
+  });
+
+  it('closes the connection of an upload that goes on past the bound', async () => {
+    // A bare socket: it writes as long as the server reads, whatever the server answered.
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    // Destroyed with bytes unread, the connection is reset: 'close' follows the error.
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      'POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Content-Length: ${2 ** 40}\r\n\r\n`,
+    );
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    let written = 0;
+    const started = performance.now();
+    const pump = () => {
+      while (!socket.destroyed && written < 1024 * chunk.length) {
+        written += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    // Cut by the byte bound (a few times the limit, at least 16 MiB), long before the time
+    // bound, and never after the whole TiB.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(written).toBeLessThan(64 * chunk.length);
   });
 });
 

@@ -26,6 +26,7 @@ import {
   type Logger,
 } from '@switchyard/observability';
 import { parseJsonBodies } from './json-body.js';
+import { drainUnreadBodies } from './unread-body.js';
 
 // How every Switchyard service starts and stops: validated environment, JSON logs,
 // request ids, metrics, Fastify, optional Redis transport, graceful shutdown.
@@ -111,6 +112,7 @@ export async function createService<E extends BaseEnv>(
     bodyParser: definition.bodyParser ?? true,
   });
   if (definition.bodyParser ?? true) parseJsonBodies(app, bodyLimit);
+  drainUnreadBodies(app.getHttpAdapter().getInstance(), bodyLimit);
   if (!definition.opsPort) {
     const registry = app.get(Registry, { strict: false });
     app

@@ -238,6 +238,21 @@ describe('chat API pass-through', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('refuses a body far over the limit with a 413 that Node fetch reads', async () => {
+    // Refused by its length while the client still uploads; closing the socket under the
+    // upload made fetch report "fetch failed" instead of the answer.
+    const response = await fetch(`${web.url}/api/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(4 * API_BODY_LIMITS.chat, 'x'),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'payload_too_large',
+    );
+    expect(seen).toHaveLength(0);
+  });
+
   it('lets an image upload be larger than a JSON body, up to the image limit', async () => {
     const image = Buffer.alloc(API_BODY_LIMITS.chat + 1, 1);
     await request(web.url)

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { type Server } from 'node:http';
 import { connect } from 'node:net';
 import { type AddressInfo } from 'node:net';

@@ -44,6 +44,11 @@ export interface ServiceDefinition<E extends BaseEnv> {
    */
   opsPort?: (env: E) => number;
   bodyLimit?: (env: E) => number;
+  /**
+   * Smaller limits for routes whose bodies are small by nature (logins), by route URL: a
+   * large body there is refused by its size before any parsing.
+   */
+  routeBodyLimits?: Record<string, number>;
   /** False leaves body parsing to the app's own `configure` (the edge reads raw bytes). */
   bodyParser?: boolean;
   /** Proxies (IPs or CIDRs) whose X-Forwarded-For is believed for `request.ip`. */
@@ -111,6 +116,16 @@ export async function createService<E extends BaseEnv>(
     abortOnError: false,
     bodyParser: definition.bodyParser ?? true,
   });
+  const routeBodyLimits = definition.routeBodyLimits;
+  if (routeBodyLimits) {
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route) => {
+        const limit = routeBodyLimits[route.url];
+        if (limit !== undefined) route.bodyLimit = limit;
+      });
+  }
   if (definition.bodyParser ?? true) parseJsonBodies(app, bodyLimit);
   drainUnreadBodies(app.getHttpAdapter().getInstance(), bodyLimit);
   if (!definition.opsPort) {

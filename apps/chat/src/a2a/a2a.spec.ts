@@ -343,6 +343,55 @@ describe('the chat app as an A2A agent', () => {
     });
   });
 
+  // Params of the wrong type once reached the SDK and came back as -32603 with the text of
+  // a JavaScript error ("taskId.trim is not a function") (docs/tools.md, "A2A").
+  it.each([
+    ['tasks/get', undefined, { id: true }, 'params.id must be a non-empty string'],
+    ['tasks/get', undefined, { id: 'x', historyLength: -1 }, 'params.historyLength'],
+    ['tasks/cancel', undefined, { id: 42 }, 'params.id must be a non-empty string'],
+    ['tasks/resubscribe', undefined, { id: {} }, 'params.id'],
+    ['message/send', undefined, { message: 'hi' }, 'params.message must be an object'],
+    [
+      'message/stream',
+      undefined,
+      { message: { role: 'user', parts: [] } },
+      'params.message.messageId',
+    ],
+    ['tasks/pushNotificationConfig/get', undefined, { id: [] }, 'params.id'],
+    ['tasks/get', undefined, [1], 'params must be an object'],
+    ['GetTask', '1.0', { id: true }, 'params.id must be a non-empty string'],
+    ['CancelTask', '1.0', { id: null }, 'params.id'],
+    ['ListTasks', '1.0', { pageSize: 'many' }, 'params.pageSize must be a non-negative integer'],
+    [
+      'SendMessage',
+      '1.0',
+      { message: { messageId: 'm', role: 'ROLE_USER', parts: ['x'] } },
+      'params.message.parts[0]',
+    ],
+  ])(
+    'answers %s (version %s) with params %j as -32602 naming the parameter',
+    async (method, version, params, says) => {
+      const response = await fetch(`${chat.url}/api/a2a`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...bearer(key),
+          ...(version ? { 'a2a-version': version } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }),
+      });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as {
+        id: unknown;
+        error: { code: number; message: string };
+      };
+      expect(answer.id).toBe(9);
+      expect(answer.error.code).toBe(-32602);
+      expect(answer.error.message).toContain(says);
+      expect(answer.error.message).not.toMatch(/is not a function|undefined|TypeError/);
+    },
+  );
+
   it('cancels a working task: its tool call stops and the task ends canceled', async () => {
     const started = Date.now();
     const stream = client.sendMessageStream(textMessage('slow_forecast {"delayMs": 8000}'));

@@ -1,11 +1,11 @@
-import { Logger } from '@nestjs/common';
+import { type Logger } from '@nestjs/common';
 import { withoutInternals } from './a2a-endpoint.service.js';
 import { invalidParams } from './a2a-params.js';
 
 describe('A2A errors as the client sees them', () => {
   it('gives an internal error the generic message only', () => {
-    const logger = new Logger('test');
-    jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const logged: string[] = [];
+    const logger = { error: (line: string) => void logged.push(line) } as unknown as Logger;
     const cause = new TypeError('taskId.trim is not a function');
     expect(
       withoutInternals(
@@ -14,6 +14,7 @@ describe('A2A errors as the client sees them', () => {
         logger,
       ),
     ).toEqual({ code: -32603, message: 'Internal error' });
+    expect(logged.join('\n')).toContain('taskId.trim is not a function');
     // Other errors say what the client got wrong, as the SDK put it.
     const notFound = { code: -32001, message: 'Task not found: x' };
     expect(withoutInternals(notFound, undefined, logger)).toBe(notFound);

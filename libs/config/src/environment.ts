@@ -248,7 +248,11 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(10, 86_400)
   LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
 
-  /** Proxies (the web app) whose X-Forwarded-For names the client, for login throttling. */
+  /**
+   * Proxies (the web app) whose X-Forwarded-For names the client, for login throttling, and
+   * whose X-Forwarded-Proto/-Host name the origin of the agent card; anyone else's are
+   * ignored.
+   */
   @ListVariable(CIDR, 'IP addresses or CIDRs')
   TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 }
@@ -309,6 +313,13 @@ export class WebEnv extends BaseEnv {
 
   @UrlVariable(['http', 'https'])
   CHAT_URL: string = 'http://127.0.0.1:3002';
+
+  /**
+   * Proxies in front of the web front whose X-Forwarded-For/-Proto/-Host are believed;
+   * anyone else's are replaced by what the web front itself saw.
+   */
+  @ListVariable(CIDR, 'IP addresses or CIDRs')
+  TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 
   /** The built single-page app; unset: `public/` beside the app's `main.js`. */
   @TextVariable({ optional: true, expects: 'a directory path' })

@@ -253,6 +253,40 @@ describe('the chat app as an A2A agent', () => {
     ]);
   });
 
+  // The card's URL came from whatever X-Forwarded-Host/-Proto a client sent
+  // (`javascript://evil.example/api/a2a`).
+  it.each([
+    [{ 'x-forwarded-proto': 'javascript' }, 'x-forwarded-proto'],
+    [{ 'x-forwarded-host': 'evil.example/api/a2a' }, 'x-forwarded-host'],
+    [{ 'x-forwarded-host': 'user@evil.example' }, 'x-forwarded-host'],
+  ])('refuses to build the card from forwarded %j', async (headers, field) => {
+    const response = await fetch(`${chat.url}/api/a2a/agent-card.json`, { headers });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as {
+      error: { code: string; fields: { field: string }[] };
+    };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.fields.map((f) => f.field)).toEqual([field]);
+  });
+
+  it('believes X-Forwarded-Host/-Proto only from a trusted proxy', async () => {
+    const untrusting = await startChat({
+      CHAT_A2A_MODEL: MODEL,
+      TRUSTED_PROXIES: '192.0.2.1/32',
+    });
+    try {
+      const response = await fetch(`${untrusting.url}/api/a2a/agent-card.json`, {
+        headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      });
+      expect(response.status).toBe(200);
+      const card = JSON.stringify(await response.json());
+      expect(card).not.toContain('evil.example');
+      expect(card).toContain(`${untrusting.url}/api/a2a`);
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('runs a task through the tool loop to completed, stores it with its states, and gets it back', async () => {
     const result = await client.sendMessage(
       textMessage(`Weather? get_forecast {"address": "${ADDRESS}"}`),

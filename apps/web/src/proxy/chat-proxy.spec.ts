@@ -151,6 +151,27 @@ describe('chat API pass-through', () => {
     expect(seen[0]?.headers['x-forwarded-host']).toBe(new URL(web.url).host);
   });
 
+  // The chat app builds its card's URL from these; a client's own never reach it.
+  it('states X-Forwarded-Host/-Proto itself, ignoring those of a client it does not trust', async () => {
+    const { port } = backend.address() as AddressInfo;
+    const untrusting = await startWeb({
+      WEB_STATIC_DIR: site.root,
+      CHAT_URL: `http://127.0.0.1:${port}`,
+      TRUSTED_PROXIES: '192.0.2.1/32',
+    });
+    try {
+      await request(untrusting.url)
+        .get('/.well-known/agent-card.json')
+        .set('x-forwarded-host', 'evil.example')
+        .set('x-forwarded-proto', 'javascript')
+        .expect(200);
+      expect(seen[0]?.headers['x-forwarded-host']).toBe(new URL(untrusting.url).host);
+      expect(seen[0]?.headers['x-forwarded-proto']).toBe('http');
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('passes every method through', async () => {
     await request(web.url).get('/api/models').expect(200);
     await request(web.url).post('/api/conversations').send({ title: 't', model: 'm' }).expect(200);

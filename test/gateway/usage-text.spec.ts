@@ -13,7 +13,7 @@ interface Row {
   tokensCounted: boolean;
 }
 
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 describe('gateway + metering: usage of requests carrying unstorable text', () => {
   const stack = new Stack({ metering: true });
@@ -78,7 +78,8 @@ describe('gateway + metering: usage of requests carrying unstorable text', () =>
     const billed = await row(sent.requestId);
     // The pair that straddled unit 128 is left out whole, never halved.
     expect(billed.model).toBe(head);
-    expect(billed.model).not.toMatch(UNSTORABLE);
+    expect(billed.model).not.toMatch(LONE_SURROGATE);
+    expect(billed.model).not.toContain('\u0000');
   });
 
   it('bills an answer whose model name and text (counted, without usage) have NUL and lone surrogates', async () => {

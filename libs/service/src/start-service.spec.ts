@@ -166,13 +166,14 @@ describe('a service with an operations port', () => {
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     expect(await metrics.text()).toContain('process_cpu_seconds_total');
     expect(await (await fetch(`${opsUrl}/healthz`)).json()).toEqual({ status: 'ok' });
-    expect((await (await fetch(`${opsUrl}/readyz`)).json()).status).toBe('ok');
+    const ready = (await (await fetch(`${opsUrl}/readyz`)).json()) as { status: string };
+    expect(ready.status).toBe('ok');
   });
 
   it('serves nothing else there', async () => {
     const missing = await fetch(`${opsUrl}/things/missing`);
     expect(missing.status).toBe(404);
-    expect((await missing.json()).error.code).toBe('not_found');
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
     expect((await fetch(`${opsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
   });
 });

@@ -31,6 +31,15 @@ const PORTS: Record<App, number> = {
   metering: 3004,
   web: 8080,
 };
+/** Where each app serves /metrics: router and metering on their one port. */
+const OPS_PORTS: Record<App, number> = {
+  edge: 3010,
+  admin: 3011,
+  chat: 3012,
+  router: 3003,
+  metering: 3004,
+  web: 8081,
+};
 const NAMESPACE = 'switchyard';
 
 function kustomize(directory: string): KubeObject[] {
@@ -489,13 +498,22 @@ describe('NetworkPolicies', () => {
           app,
           fromIngress: open,
         });
-        // Monitoring scrapes every app's /metrics.
-        expect({ app, fromMonitoring: allowed(objects, monitoring, pod(app), PORTS[app]) }).toEqual(
-          {
+        // Monitoring scrapes every app's /metrics, on its operations port.
+        expect({
+          app,
+          fromMonitoring: allowed(objects, monitoring, pod(app), OPS_PORTS[app]),
+        }).toEqual({
+          app,
+          fromMonitoring: true,
+        });
+        // Nobody else reaches an operations port that is not the app's only port.
+        if (OPS_PORTS[app] !== PORTS[app]) {
+          expect({
             app,
-            fromMonitoring: true,
-          },
-        );
+            opsFromInternet: allowed(objects, internet, pod(app), OPS_PORTS[app]),
+            opsFromIngress: allowed(objects, ingressController, pod(app), OPS_PORTS[app]),
+          }).toEqual({ app, opsFromInternet: false, opsFromIngress: false });
+        }
       }
     },
   );
@@ -546,15 +564,18 @@ describe('NetworkPolicies', () => {
 
 // ---- ServiceMonitor -------------------------------------------------------------------------
 
-it('with components/service-monitor, scrapes /metrics on the http port of every app Service', () => {
+it('with components/service-monitor, scrapes /metrics on the operations port of every app Service', () => {
   const monitors = ofKind(withComponents, 'ServiceMonitor') as Json[];
   expect(monitors.map((m) => m.metadata.name).sort()).toEqual([...APPS].sort());
   for (const monitor of monitors) {
-    const service = named(withComponents, 'Service', monitor.metadata.name);
+    const app = monitor.metadata.name as App;
+    const service = named(withComponents, 'Service', app);
     expect(selects(monitor.spec.selector, service.metadata.labels)).toBe(true);
+    const portName = OPS_PORTS[app] === PORTS[app] ? 'http' : 'ops';
     expect(monitor.spec.endpoints).toEqual([
-      expect.objectContaining({ port: 'http', path: '/metrics' }),
+      expect.objectContaining({ port: portName, path: '/metrics' }),
     ]);
-    expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain('http');
+    const port = service.spec.ports.find((p: { name: string }) => p.name === portName);
+    expect({ app, port: port?.port }).toEqual({ app, port: OPS_PORTS[app] });
   }
 });

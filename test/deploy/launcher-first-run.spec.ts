@@ -20,6 +20,10 @@ const SERVICE_PORTS = [
   'EDGE_PORT',
   'CHAT_PORT',
   'WEB_PORT',
+  'EDGE_OPS_PORT',
+  'ADMIN_OPS_PORT',
+  'CHAT_OPS_PORT',
+  'WEB_OPS_PORT',
 ] as const;
 const machinePostgres = new URL(
   process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/x',

@@ -29,6 +29,7 @@ const PORTS = {
   web: 'WEB_PORT',
 } as const;
 type Service = keyof typeof PORTS;
+const OPS_PORTS = ['EDGE_OPS_PORT', 'ADMIN_OPS_PORT', 'CHAT_OPS_PORT', 'WEB_OPS_PORT'];
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const serverUrl = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/x');
@@ -80,6 +81,10 @@ beforeAll(async () => {
         name,
         String(ports[service]),
       ]),
+    ),
+    // The operations ports too, so this run never meets another suite on their defaults.
+    ...Object.fromEntries(
+      await Promise.all(OPS_PORTS.map(async (name) => [name, String(await freePort())] as const)),
     ),
   };
   // Generated and printed by the launcher, as on a fresh machine.

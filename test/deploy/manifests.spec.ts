@@ -176,18 +176,25 @@ function environmentOf(container: Container): Record<string, string> {
   return environment;
 }
 
-/** The one `*_PORT` variable of an app's environment class. */
+/** The one `*_PORT` variable of an app's environment class that is not its `*_OPS_PORT`. */
 function portVariableOf(app: AppName): string {
   const names = Object.keys(new ENVIRONMENTS[app]()).filter((name) => name.endsWith('_PORT'));
-  return only(names, `*_PORT variable in the environment class of ${app}`);
+  const main = names.filter((name) => !name.endsWith('_OPS_PORT'));
+  // Router and metering have one port, which is an operations port.
+  return only(main.length > 0 ? main : names, `*_PORT variable in the environment class of ${app}`);
+}
+
+/** The variable of the port an app serves /metrics on: its `*_OPS_PORT`. */
+function opsPortVariableOf(app: AppName): string {
+  const names = Object.keys(new ENVIRONMENTS[app]()).filter((name) => name.endsWith('_OPS_PORT'));
+  return only(names, `*_OPS_PORT variable in the environment class of ${app}`);
 }
 
 /**
- * The port the app listens on once deployed: what the manifests set for its port variable,
- * else the default of its environment class.
+ * The port the app listens on once deployed: what the manifests set for its port variable
+ * (or the one given), else the default of its environment class.
  */
-function listeningPort(app: AppName): number {
-  const variable = portVariableOf(app);
+function listeningPort(app: AppName, variable = portVariableOf(app)): number {
   const set = environmentOf(appContainer(deploymentOf(app)).container)[variable];
   const defaults = new ENVIRONMENTS[app]() as object as Record<string, unknown>;
   const port = set !== undefined ? Number(set) : defaults[variable];
@@ -305,15 +312,17 @@ describe('Kubernetes base (deploy/k8s/base)', () => {
     }
   });
 
-  it("exposes each app's listening port, probes /healthz and /readyz on it, and scrapes /metrics", () => {
+  it("exposes each app's listening and operations ports, probes /healthz and /readyz on the first, and scrapes /metrics on the second", () => {
     for (const app of APPS) {
       const port = listeningPort(app);
+      const opsPort = listeningPort(app, opsPortVariableOf(app));
       const deployment = deploymentOf(app);
       const { container } = appContainer(deployment);
       expect({ app, ports: container.ports?.map((p) => p.containerPort) }).toEqual({
         app,
-        ports: [port],
+        ports: opsPort === port ? [port] : [port, opsPort],
       });
+      if (opsPort !== port) expect(resolvePort(container, 'ops')).toBe(opsPort);
       expect(container.livenessProbe?.httpGet?.path).toBe('/healthz');
       expect(container.readinessProbe?.httpGet?.path).toBe('/readyz');
       for (const probe of [container.livenessProbe, container.readinessProbe]) {
@@ -325,7 +334,7 @@ describe('Kubernetes base (deploy/k8s/base)', () => {
       }
       expect(deployment.spec.template.metadata.annotations).toMatchObject({
         'prometheus.io/scrape': 'true',
-        'prometheus.io/port': String(port),
+        'prometheus.io/port': String(opsPort),
         'prometheus.io/path': '/metrics',
       });
     }
@@ -348,9 +357,18 @@ describe('Kubernetes base (deploy/k8s/base)', () => {
       for (const other of deployments.filter((d) => d !== deployment)) {
         expect(other.spec.template.metadata.labels).not.toMatchObject(service.spec.selector);
       }
-      const port = only(service.spec.ports, `port of Service ${app}`);
+      const port = only(
+        service.spec.ports.filter((candidate) => candidate.name === 'http'),
+        `port http of Service ${app}`,
+      );
       expect(resolvePort(container, port.targetPort ?? port.port)).toBe(listeningPort(app));
       expect(port.port).toBe(listeningPort(app));
+      const opsPort = listeningPort(app, opsPortVariableOf(app));
+      // The operations port, when it is another, has its own Service port for the scraper.
+      const others = service.spec.ports.filter((candidate) => candidate.name !== 'http');
+      expect(others.map((p) => [p.name, p.port])).toEqual(
+        opsPort === port.port ? [] : [['ops', opsPort]],
+      );
     }
   });
 
@@ -771,6 +789,15 @@ describe('nginx reverse proxy (deploy/nginx/switchyard.conf)', () => {
         request.end();
       });
     }
+
+    it('answers /metrics itself with a 404, never passing it to the gateway', async () => {
+      for (const pathname of ['/metrics', '/metrics?x=1']) {
+        const response = await send({ path: pathname });
+        response.resume();
+        expect({ pathname, status: response.statusCode }).toEqual({ pathname, status: 404 });
+      }
+      expect(seen.splice(0)).toEqual([]);
+    });
 
     it('forwards Host, X-Real-IP and the X-Forwarded-For chain over HTTP/1.1', async () => {
       const response = await send({

@@ -13,7 +13,7 @@ const CONCURRENCY = 2;
 
 /** Usage records an edge handed on (queued or spooled): the requests it served. */
 async function handled(edge: AppProcess): Promise<number> {
-  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  const metrics = await (await fetch(`${edge.opsUrl}/metrics`)).text();
   return [...metrics.matchAll(/^edge_usage_records_total\{[^}]*\} (\d+)/gm)].reduce(
     (sum, [, value]) => sum + Number(value),
     0,

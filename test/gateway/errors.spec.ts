@@ -34,12 +34,14 @@ describe('gateway: errors', () => {
   ): Promise<{ status: number; body: ErrorBody }> {
     const response = await fetch(`${stack.edge.url}/v1/chat/completions`, {
       method: 'POST',
+      body:
+        typeof body === 'string' || body instanceof ReadableStream ? body : JSON.stringify(body),
+      ...init,
       headers: {
         authorization: `Bearer ${key}`,
         'content-type': 'application/json',
         ...(init.headers as Record<string, string>),
       },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: response.status, body: (await response.json()) as ErrorBody };
   }
@@ -138,6 +140,48 @@ describe('gateway: errors', () => {
   it('413 for an oversized body', async () => {
     const huge = { model, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] };
     expectError(await call(huge), 413, 'request_too_large');
+  });
+
+  // Refused by its Content-Length before it is read, while the client still uploads: the
+  // edge reads the rest (within a bound) so that Node's fetch, under both SDKs, gets the
+  // 413 instead of "fetch failed" (docs/reliability.md, "Defects of the edges of the
+  // services").
+  it('413 that Node fetch reads for a body far over the limit', async () => {
+    const huge = JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'x'.repeat(6 * 1024 * 1024) }],
+    });
+    expectError(await call(huge), 413, 'request_too_large');
+    // Sent without a length (chunked), it is refused while it is read.
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const piece = new TextEncoder().encode('x'.repeat(256 * 1024));
+        controller.enqueue(
+          new TextEncoder().encode(`{"model":"${model}","messages":[{"role":"user","content":"`),
+        );
+        for (let i = 0; i < 24; i += 1) controller.enqueue(piece);
+        controller.enqueue(new TextEncoder().encode('"}]}'));
+        controller.close();
+      },
+    });
+    expectError(
+      await call(chunked as unknown as string, token.key, { duplex: 'half' } as RequestInit),
+      413,
+      'request_too_large',
+    );
+  });
+
+  it('413 the openai SDK reports as such for a body far over the limit', async () => {
+    const client = stack.client(token.key);
+    const error = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'x'.repeat(6 * 1024 * 1024) }] })
+      .then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('request_too_large');
   });
 
   it('404 in OpenAI shape for unknown routes and methods', async () => {

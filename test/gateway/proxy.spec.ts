@@ -187,4 +187,21 @@ describe('gateway: the OpenAI-compatible API', () => {
     expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('serves /metrics on its operations port only, never on the public one', async () => {
+    // The dashboard's single-page app may answer the path with its page, never the metrics.
+    const open = await fetch(`${stack.edge.url}/metrics`);
+    expect(open.headers.get('content-type')).not.toMatch(/^text\/plain/);
+    const page = await open.text();
+    expect(page).not.toContain('nodejs_version_info');
+    expect(page).not.toContain('http_requests_total');
+    // The probes stay where the Kubernetes manifests point them.
+    expect((await fetch(`${stack.edge.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${stack.edge.url}/readyz`)).status).toBe(200);
+    const scrape = await fetch(`${stack.edge.opsUrl}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('http_requests_total');
+    expect((await fetch(`${stack.edge.opsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${stack.edge.opsUrl}/v1/models`)).status).toBe(404);
+  });
 });

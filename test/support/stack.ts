@@ -423,7 +423,7 @@ export class Stack {
 
 /** The routing snapshot version an edge has installed, from its metrics. */
 export async function edgeSnapshotVersion(edge: AppProcess): Promise<number> {
-  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  const metrics = await (await fetch(`${edge.opsUrl}/metrics`)).text();
   const match = /^edge_routing_snapshot_version(?:\{[^}]*\})? (\d+)/m.exec(metrics);
   return match ? Number(match[1]) : 0;
 }

@@ -14,7 +14,6 @@ const O: Role[] = ['owner'];
 const ROUTES: Record<string, Access> = {
   'GET /healthz': 'ops',
   'GET /readyz': 'ops',
-  'GET /metrics': 'ops',
   'POST /api/auth/login': 'public',
   'POST /api/auth/logout': R,
   'POST /api/auth/password': R,

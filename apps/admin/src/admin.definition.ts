@@ -1,5 +1,5 @@
 import { AdminEnv } from '@switchyard/config';
-import { API_BODY_LIMITS } from '@switchyard/contracts';
+import { API_BODY_LIMITS, CREDENTIALS_BODY_LIMIT } from '@switchyard/contracts';
 import { type ServiceDefinition } from '@switchyard/service';
 import { AdminModule } from './admin.module.js';
 import { serveOpenApi } from './openapi.js';
@@ -10,8 +10,13 @@ export const adminDefinition: ServiceDefinition<AdminEnv> = {
   environment: AdminEnv,
   module: (env) => AdminModule.forRoot(env),
   port: (env) => env.ADMIN_PORT,
+  opsPort: (env) => env.ADMIN_OPS_PORT,
   // The edge forwards the API: its X-Forwarded-For names the client (`request.ip`).
   trustProxy: (env) => env.TRUSTED_PROXIES,
   bodyLimit: () => API_BODY_LIMITS.admin,
+  routeBodyLimits: {
+    '/api/auth/login': CREDENTIALS_BODY_LIMIT,
+    '/api/auth/password': CREDENTIALS_BODY_LIMIT,
+  },
   configure: (app) => serveOpenApi(app),
 };

@@ -14,6 +14,7 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
   environment: EdgeEnv,
   module: (env) => EdgeModule.forRoot(env),
   port: (env) => env.EDGE_PORT,
+  opsPort: (env) => env.EDGE_OPS_PORT,
   bodyLimit: (env) => env.MAX_BODY_BYTES,
   trustProxy: (env) => env.TRUSTED_PROXIES,
   acceptRequestIds: false,

@@ -18,6 +18,10 @@ export const webDefinition: ServiceDefinition<WebEnv> = {
   environment: WebEnv,
   module: (env) => WebModule.forRoot(env),
   port: (env) => env.WEB_PORT,
+  opsPort: (env) => env.WEB_OPS_PORT,
+  // A proxy in front (nginx, an ingress) whose X-Forwarded-Proto/-Host the web front
+  // believes, and passes on to the chat app.
+  trustProxy: (env) => env.TRUSTED_PROXIES,
   configure: async (app, env) => {
     const fastify = app.getHttpAdapter().getInstance();
     await registerChatProxy(fastify, app.get(ChatProxy));

@@ -75,7 +75,7 @@ async function commandStats(redis: Redis): Promise<Map<string, number>> {
 }
 
 async function admissions(edge: AppProcess): Promise<Record<string, number>> {
-  const metrics = await (await fetch(`${edge.url}/metrics`)).text();
+  const metrics = await (await fetch(`${edge.opsUrl}/metrics`)).text();
   return Object.fromEntries(
     [...metrics.matchAll(/^edge_limit_admissions_total\{[^}]*path="(\w+)"[^}]*\} (\d+)/gm)].map(
       ([, path, value]) => [path!, Number(value)],

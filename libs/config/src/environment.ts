@@ -68,6 +68,10 @@ export class EdgeEnv extends SecretStoreEnv {
   @PortVariable()
   EDGE_PORT: number = 3000;
 
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  EDGE_OPS_PORT: number = 3010;
+
   @UrlVariable(['http', 'https'])
   ADMIN_URL: string = 'http://127.0.0.1:3001';
 
@@ -131,6 +135,10 @@ export class AdminEnv extends SecretStoreEnv {
   @PortVariable()
   ADMIN_PORT: number = 3001;
 
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  ADMIN_OPS_PORT: number = 3011;
+
   /** The first gateway administrator, created when none exists. */
   @TextVariable({
     optional: true,
@@ -183,6 +191,10 @@ export class AdminEnv extends SecretStoreEnv {
 export class ChatEnv extends SecretStoreEnv {
   @PortVariable()
   CHAT_PORT: number = 3002;
+
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  CHAT_OPS_PORT: number = 3012;
 
   @TextVariable({
     optional: true,
@@ -266,7 +278,11 @@ export class ChatEnv extends SecretStoreEnv {
   @IntegerVariable(1, 6 * 3600)
   LOGIN_MAX_DELAY_SECONDS: number = 3600;
 
-  /** Proxies (the web app) whose X-Forwarded-For names the client, for login throttling. */
+  /**
+   * Proxies (the web app) whose X-Forwarded-For names the client, for login throttling, and
+   * whose X-Forwarded-Proto/-Host name the origin of the agent card; anyone else's are
+   * ignored.
+   */
   @ListVariable(CIDR, 'IP addresses or CIDRs')
   TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 }
@@ -321,8 +337,19 @@ export class WebEnv extends BaseEnv {
   @PortVariable()
   WEB_PORT: number = 8080;
 
+  /** `/metrics` (and probes) only, never exposed publicly (docs/architecture.md, "Operations ports"). */
+  @PortVariable()
+  WEB_OPS_PORT: number = 8081;
+
   @UrlVariable(['http', 'https'])
   CHAT_URL: string = 'http://127.0.0.1:3002';
+
+  /**
+   * Proxies in front of the web front whose X-Forwarded-For/-Proto/-Host are believed;
+   * anyone else's are replaced by what the web front itself saw.
+   */
+  @ListVariable(CIDR, 'IP addresses or CIDRs')
+  TRUSTED_PROXIES: string[] = ['127.0.0.1/32', '::1/128'];
 
   /** The built single-page app; unset: `public/` beside the app's `main.js`. */
   @TextVariable({ optional: true, expects: 'a directory path' })

@@ -13,6 +13,13 @@ export const API_BODY_LIMITS = {
 } as const;
 
 /**
+ * Routes that take a few short fields (a username and a password): their bodies stop here
+ * rather than at the API's limit, so a large hostile body is refused by its size before
+ * anything parses it (docs/reliability.md, "Defects of the edges of the services").
+ */
+export const CREDENTIALS_BODY_LIMIT = 16 * 1024;
+
+/**
  * Images users attach to chat messages (docs/specification.md, "Images"). An image is
  * uploaded alone (`POST /api/attachments`, its bytes as the body), so its limit is the body
  * limit of that route at both hops. The total per message keeps a request with every image

@@ -17,3 +17,4 @@ export * from './openai.js';
 export * from './queues.js';
 export * from './routing.js';
 export * from './http-limits.js';
+export * from './storable.js';

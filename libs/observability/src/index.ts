@@ -5,7 +5,15 @@ export {
   type ReadinessReport,
 } from './health.js';
 export { createLogger, NestLoggerBridge, type Logger, type LoggerOptions } from './logger.js';
-export { Counter, Gauge, Histogram, HttpMetrics, MetricsModule, Registry } from './metrics.js';
+export {
+  Counter,
+  Gauge,
+  Histogram,
+  HttpMetrics,
+  METRICS_CONTENT_TYPE,
+  MetricsModule,
+  Registry,
+} from './metrics.js';
 export {
   REDACTED,
   maskCredentials,

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Inject, Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -36,25 +36,19 @@ export class HttpMetrics {
   }
 }
 
-@Controller('metrics')
-class MetricsController {
-  constructor(@Inject(Registry) private readonly registry: Registry) {}
+/** The content type of the Prometheus text format `/metrics` answers in. */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-  @Get()
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  metrics(): Promise<string> {
-    return this.registry.metrics();
-  }
-}
-
-/** One Prometheus registry per service, exposed at `/metrics`. */
+/**
+ * One Prometheus registry per service. The service bootstrap serves it at `/metrics`, on
+ * the service's operations port only (docs/architecture.md, "Operations ports").
+ */
 @Module({})
 export class MetricsModule {
   static forService(service: string): DynamicModule {
     return {
       module: MetricsModule,
       global: true,
-      controllers: [MetricsController],
       providers: [
         { provide: METRICS_OPTIONS, useValue: { service } satisfies MetricsOptions },
         {

@@ -30,3 +30,4 @@ export {
   registerStaticSite,
   type StaticSiteOptions,
 } from './static-site.js';
+export { isHostAndPort, isWebProtocol } from './forwarded.js';

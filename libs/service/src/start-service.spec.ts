@@ -1,3 +1,6 @@
+import { type Server } from 'node:http';
+import { connect } from 'node:net';
+import { type AddressInfo } from 'node:net';
 import { Body, Controller, Get, Module, Post, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -7,7 +10,7 @@ import { createLogger, HealthModule, MetricsModule } from '@switchyard/observabi
 import { IsInt, IsString, Min } from 'class-validator';
 import request from 'supertest';
 import { ApiExceptionFilter, apiValidationPipe } from './api-errors.js';
-import { createService } from './start-service.js';
+import { createService, serveOperations } from './start-service.js';
 
 class CreateThingDto {
   @IsString() name!: string;
@@ -125,6 +128,125 @@ describe('a service built by createService', () => {
     const metrics = await request(app.getHttpServer()).get('/metrics').expect(200);
     expect(metrics.text).toContain('http_requests_total');
     expect(metrics.text).toContain('process_cpu_seconds_total');
+  });
+});
+
+describe('a service with an operations port', () => {
+  let app: NestFastifyApplication;
+  let ops: Server;
+  let opsUrl = '';
+
+  beforeAll(async () => {
+    app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        opsPort: () => 0,
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({ service: 'things', level: 'silent' }),
+    );
+    ops = await serveOperations(app, 0, '127.0.0.1');
+    opsUrl = `http://127.0.0.1:${(ops.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    ops.close();
+    await app.close();
+  });
+
+  it('answers /metrics on the operations port and 404 on the public one', async () => {
+    const open = await request(app.getHttpServer()).get('/metrics').expect(404);
+    expect(open.text).not.toContain('process_cpu_seconds_total');
+    await request(app.getHttpServer()).get('/healthz').expect(200);
+    const metrics = await fetch(`${opsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(await metrics.text()).toContain('process_cpu_seconds_total');
+    expect(await (await fetch(`${opsUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = (await (await fetch(`${opsUrl}/readyz`)).json()) as { status: string };
+    expect(ready.status).toBe('ok');
+  });
+
+  it('serves nothing else there', async () => {
+    const missing = await fetch(`${opsUrl}/things/missing`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect((await fetch(`${opsUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('a reply sent before the body was read', () => {
+  let app: NestFastifyApplication;
+  let url = '';
+
+  beforeAll(async () => {
+    app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        bodyLimit: () => 1024,
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({ service: 'things', level: 'silent' }),
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    url = await app.getUrl();
+    url = url.replace('[::1]', '127.0.0.1');
+  });
+
+  afterAll(() => app.close());
+
+  it('reaches Node fetch: the rest of the upload is read, not cut', async () => {
+    const response = await fetch(`${url}/things`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(8 * 1024 * 1024), size: 1 }),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'payload_too_large',
+    );
+    // The connection stays usable.
+    await fetch(`${url}/healthz`).then((ok) => expect(ok.status).toBe(200));
+  });
+
+  it('closes the connection of an upload that goes on past the bound', async () => {
+    // A bare socket: it writes as long as the server reads, whatever the server answered.
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    // Destroyed with bytes unread, the connection is reset: 'close' follows the error.
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      'POST /things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `Content-Length: ${2 ** 40}\r\n\r\n`,
+    );
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    let written = 0;
+    const started = performance.now();
+    const pump = () => {
+      while (!socket.destroyed && written < 1024 * chunk.length) {
+        written += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+    };
+    pump();
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    // Cut by the byte bound (a few times the limit, at least 16 MiB), long before the time
+    // bound, and never after the whole TiB.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(written).toBeLessThan(64 * chunk.length);
   });
 });
 

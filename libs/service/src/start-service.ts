@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -14,14 +16,17 @@ import { NamespacedRedisServer, inNamespace, type BusConnection } from '@switchy
 import {
   HealthService,
   HttpMetrics,
+  METRICS_CONTENT_TYPE,
   NestLoggerBridge,
   REQUEST_ID_HEADER,
+  Registry,
   acceptRequestId,
   createLogger,
   runWithRequestId,
   type Logger,
 } from '@switchyard/observability';
 import { parseJsonBodies } from './json-body.js';
+import { drainUnreadBodies } from './unread-body.js';
 
 // How every Switchyard service starts and stops: validated environment, JSON logs,
 // request ids, metrics, Fastify, optional Redis transport, graceful shutdown.
@@ -31,7 +36,19 @@ export interface ServiceDefinition<E extends BaseEnv> {
   environment: new () => E;
   module: (env: E) => DynamicModule;
   port: (env: E) => number;
+  /**
+   * The operations port of a service whose `port` is public (or reachable through a public
+   * proxy): `/metrics` is served there and nowhere else, beside its own `/healthz` and
+   * `/readyz` (docs/architecture.md, "Operations ports"). Without it, `port` is itself an
+   * operations port (router, metering) and serves `/metrics`.
+   */
+  opsPort?: (env: E) => number;
   bodyLimit?: (env: E) => number;
+  /**
+   * Smaller limits for routes whose bodies are small by nature (logins), by route URL: a
+   * large body there is refused by its size before any parsing.
+   */
+  routeBodyLimits?: Record<string, number>;
   /** False leaves body parsing to the app's own `configure` (the edge reads raw bytes). */
   bodyParser?: boolean;
   /** Proxies (IPs or CIDRs) whose X-Forwarded-For is believed for `request.ip`. */
@@ -99,7 +116,27 @@ export async function createService<E extends BaseEnv>(
     abortOnError: false,
     bodyParser: definition.bodyParser ?? true,
   });
+  const routeBodyLimits = definition.routeBodyLimits;
+  if (routeBodyLimits) {
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRoute', (route) => {
+        const limit = routeBodyLimits[route.url];
+        if (limit !== undefined) route.bodyLimit = limit;
+      });
+  }
   if (definition.bodyParser ?? true) parseJsonBodies(app, bodyLimit);
+  drainUnreadBodies(app.getHttpAdapter().getInstance(), bodyLimit);
+  if (!definition.opsPort) {
+    const registry = app.get(Registry, { strict: false });
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .get('/metrics', async (_request, reply) =>
+        reply.header('content-type', METRICS_CONTENT_TYPE).send(await registry.metrics()),
+      );
+  }
   installRequestHooks(app, logger, {
     requestContext: definition.requestContext ?? true,
     logSuccessfulRequests: definition.logSuccessfulRequests ?? true,
@@ -116,6 +153,74 @@ export async function createService<E extends BaseEnv>(
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;
+}
+
+/**
+ * The operations listener of a service with an `opsPort`: `/metrics`, `/healthz` and
+ * `/readyz`, nothing else. A plain HTTP server outside the app, so a scrape never reaches
+ * the public routes, their hooks or their limits, and they never reach it.
+ */
+export async function serveOperations(
+  app: NestFastifyApplication,
+  port: number,
+  host: string,
+): Promise<Server> {
+  const registry = app.get(Registry, { strict: false });
+  const health = app.get(HealthService, { strict: false });
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?', 1)[0];
+    const send = (status: number, type: string, body: string) => {
+      response.writeHead(status, {
+        'content-type': type,
+        'content-length': Buffer.byteLength(body),
+      });
+      response.end(body);
+    };
+    const json = 'application/json; charset=utf-8';
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      send(
+        405,
+        json,
+        JSON.stringify({
+          error: {
+            code: 'method_not_allowed',
+            message: 'Only GET is served on the operations port',
+          },
+        }),
+      );
+      return;
+    }
+    const answer = async () => {
+      if (path === '/metrics') return send(200, METRICS_CONTENT_TYPE, await registry.metrics());
+      if (path === '/healthz') return send(200, json, JSON.stringify({ status: 'ok' }));
+      if (path === '/readyz') {
+        const report = await health.readiness();
+        return send(report.status === 'ok' ? 200 : 503, json, JSON.stringify(report));
+      }
+      return send(
+        404,
+        json,
+        JSON.stringify({
+          error: {
+            code: 'not_found',
+            message: `No operations route ${path}; this port serves /metrics, /healthz and /readyz`,
+          },
+        }),
+      );
+    };
+    answer().catch(() => {
+      if (!response.headersSent)
+        send(
+          500,
+          json,
+          JSON.stringify({ error: { code: 'internal_error', message: 'Internal error' } }),
+        );
+      else response.destroy();
+    });
+  });
+  server.listen(port, host);
+  await once(server, 'listening');
+  return server;
 }
 
 function installRequestHooks(
@@ -188,11 +293,19 @@ export async function startService<E extends BaseEnv>(
   const logger = createLogger({ service: definition.name, level: env.LOG_LEVEL });
   try {
     const app = await createService(definition, env, logger);
-    stopGracefully(app, env, logger);
+    const host = env.BIND_ADDRESS === '0.0.0.0' ? '127.0.0.1' : env.BIND_ADDRESS;
+    const ops = definition.opsPort
+      ? await serveOperations(app, definition.opsPort(env), env.BIND_ADDRESS)
+      : undefined;
+    stopGracefully(app, env, logger, ops);
     const port = definition.port(env);
     await app.listen({ port, host: env.BIND_ADDRESS });
-    const url = `http://${env.BIND_ADDRESS === '0.0.0.0' ? '127.0.0.1' : env.BIND_ADDRESS}:${port}`;
+    const url = `http://${host}:${port}`;
     logger.info({ url }, `${definition.name} listening on ${url}`);
+    if (definition.opsPort) {
+      const opsUrl = `http://${host}:${definition.opsPort(env)}`;
+      logger.info({ opsUrl }, `${definition.name} serves /metrics on ${opsUrl}`);
+    }
     return { app, env, logger, url };
   } catch (error) {
     logger.fatal({ err: error }, `${definition.name} failed to start`);
@@ -204,7 +317,12 @@ export async function startService<E extends BaseEnv>(
  * SIGTERM/SIGINT: readiness turns 503, the server stops accepting and drains in-flight
  * requests and jobs, then connections close. A drain longer than the grace period is cut.
  */
-function stopGracefully(app: INestApplication, env: BaseEnv, logger: Logger): void {
+function stopGracefully(
+  app: INestApplication,
+  env: BaseEnv,
+  logger: Logger,
+  ops: Server | undefined,
+): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -220,6 +338,9 @@ function stopGracefully(app: INestApplication, env: BaseEnv, logger: Logger): vo
     app
       .close()
       .then(() => {
+        // Scrapes go on answering through the drain; the listener ends with the app.
+        ops?.closeAllConnections();
+        ops?.close();
         logger.info('stopped');
         void flushAndExit(logger, 0);
       })

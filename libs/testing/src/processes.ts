@@ -25,6 +25,14 @@ const PORT_VARIABLE: Record<AppName, string> = {
   'mock-upstream': 'MOCK_UPSTREAM_PORT',
 };
 
+/** The operations port (`/metrics`) of the apps whose main port is public. */
+const OPS_PORT_VARIABLE: Partial<Record<AppName, string>> = {
+  edge: 'EDGE_OPS_PORT',
+  admin: 'ADMIN_OPS_PORT',
+  chat: 'CHAT_OPS_PORT',
+  web: 'WEB_OPS_PORT',
+};
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -39,6 +47,8 @@ export interface AppProcess {
   name: AppName;
   port: number;
   url: string;
+  /** Where its `/metrics` is served: its operations port, or `url` when it has none. */
+  opsUrl: string;
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
@@ -60,12 +70,16 @@ export interface StartOptions {
 
 export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
   const port = options.port ?? (await freePort());
+  const opsVariable = OPS_PORT_VARIABLE[name];
+  const opsPort =
+    opsVariable === undefined ? port : Number(options.env?.[opsVariable] ?? (await freePort()));
   const env: Record<string, string | undefined> = {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     BIND_ADDRESS: '127.0.0.1',
     [PORT_VARIABLE[name]]: String(port),
+    ...(opsVariable === undefined ? {} : { [opsVariable]: String(opsPort) }),
     ...options.env,
   };
   const command = [
@@ -91,6 +105,7 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
     name,
     port,
     url,
+    opsUrl: `http://127.0.0.1:${opsPort}`,
     child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {

@@ -7,8 +7,8 @@ import '../common/request-state.js';
 import { BEFORE_PASSWORD_CHANGE, PUBLIC_ROUTE, ROUTE_ROLES } from './access.decorators.js';
 import { AuthService } from './auth.service.js';
 
-/** Probes and metrics at the root, served by the shared libs; never reached through the edge. */
-const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+/** Probes at the root, served by the shared libs; never reached through the edge. */
+const OPERATIONS_ROUTES = new Set(['/healthz', '/readyz']);
 
 /**
  * Every request passes here. Default deny: a route must be `@Public()` or declare its

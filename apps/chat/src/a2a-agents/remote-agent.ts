@@ -76,6 +76,45 @@ function isNetworkFailure(error: unknown): boolean {
   return name === 'TypeError' || name === 'TimeoutError';
 }
 
+/**
+ * A card's endpoint on another origin than the card itself. The agent's headers (its key,
+ * say) are sent with every call: a card that named another host or port would have them
+ * sent there, so such an agent is refused, and calls never leave the registered origin
+ * (docs/tools.md, "Delegating to other agents").
+ */
+export class ForeignEndpointError extends Error {
+  constructor(endpoint: string, origin: string) {
+    super(
+      `the agent card names its endpoint ${endpoint}, on another origin than the card's ` +
+        `(${origin}); refused, so the agent's headers are sent to ${origin} only`,
+    );
+    this.name = 'ForeignEndpointError';
+  }
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Every endpoint a card names: its interfaces (1.0) and a 0.3 card's `url`. */
+function endpointsOf(card: AgentCard): string[] {
+  const urls = (card.supportedInterfaces ?? []).map((entry) => entry.url);
+  const legacy = (card as unknown as { url?: unknown }).url;
+  if (typeof legacy === 'string') urls.push(legacy);
+  return urls;
+}
+
+export function assertSameOrigin(card: AgentCard, cardUrl: string): void {
+  const origin = new URL(cardUrl).origin;
+  for (const url of endpointsOf(card)) {
+    if (originOf(url) !== origin) throw new ForeignEndpointError(url, origin);
+  }
+}
+
 export class RemoteAgent implements Delegate {
   private constructor(
     private readonly endpoint: AgentEndpoint,
@@ -90,15 +129,23 @@ export class RemoteAgent implements Delegate {
     cardTimeoutMs: number,
     timeoutMs: number,
   ): Promise<RemoteAgent> {
+    const origin = new URL(endpoint.cardUrl).origin;
     const withHeaders: typeof fetch = (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      // Pinned whatever the card or the SDK ask for: the headers go to the registered
+      // origin only, and a redirect elsewhere is not followed.
+      if (originOf(url) !== origin) {
+        return Promise.reject(new ForeignEndpointError(url, origin));
+      }
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(endpoint.headers)) headers.set(name, value);
-      return fetch(input, { ...init, headers });
+      return fetch(input, { ...init, headers, redirect: 'error' });
     };
     const cardFetch: typeof fetch = (input, init) =>
       withHeaders(input, { ...init, signal: AbortSignal.timeout(cardTimeoutMs) });
     const resolver = new DefaultAgentCardResolver({ fetchImpl: cardFetch });
     const card = await resolver.resolve(endpoint.cardUrl, '');
+    assertSameOrigin(card, endpoint.cardUrl);
     const factory = new ClientFactory({
       transports: [new JsonRpcTransportFactory({ fetchImpl: withHeaders })],
       cardResolver: resolver,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { A2A_VERSION_HEADER, AgentCard } from '@a2a-js/sdk';
 import { A2A_LEGACY_PROTOCOL_VERSION } from '@a2a-js/sdk/compat/v0_3';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -11,6 +11,12 @@ import {
 import { ChatEnv } from '@switchyard/config';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { type Principal } from '../auth/principal.js';
+import {
+  INTERNAL_ERROR_MESSAGE,
+  JSON_RPC_INTERNAL_ERROR,
+  JSON_RPC_INVALID_PARAMS,
+  invalidParams,
+} from './a2a-params.js';
 import { agentCard } from './agent-card.js';
 import { ChatAgentExecutor, PRINCIPAL_STATE } from './chat-agent.executor.js';
 import { A2aUser, PrismaTaskStore } from './task-store.js';
@@ -30,6 +36,7 @@ export type JsonRpcOutcome = JsonRpcEnvelope | AsyncGenerator<JsonRpcEnvelope, v
 
 @Injectable()
 export class A2aEndpointService {
+  private readonly logger = new Logger('A2aEndpoint');
   private readonly handler: DefaultRequestHandler;
   private readonly current: JsonRpcTransportHandler;
   private readonly legacy: LegacyJsonRpcTransportHandler;
@@ -77,20 +84,52 @@ export class A2aEndpointService {
       state: new Map([[PRINCIPAL_STATE, principal]]),
     });
     const legacy = this.isLegacy(version);
+    const problem = invalidParams(body);
+    if (problem !== null) {
+      return {
+        jsonrpc: '2.0',
+        id: idOf(body),
+        error: { code: JSON_RPC_INVALID_PARAMS, message: `Invalid params: ${problem}` },
+      };
+    }
     try {
       validateVersion(context.requestedVersion, this.baseCard, 'JSONRPC');
       const transport = legacy ? this.legacy : this.current;
-      return (await transport.handle(body as Record<string, unknown>, context)) as JsonRpcOutcome;
+      const outcome = (await transport.handle(
+        body as Record<string, unknown>,
+        context,
+      )) as JsonRpcOutcome;
+      if ('jsonrpc' in outcome && outcome.error !== undefined) {
+        return { ...outcome, error: withoutInternals(outcome.error, outcome.error, this.logger) };
+      }
+      return outcome;
     } catch (error) {
       return { jsonrpc: '2.0', id: idOf(body), error: this.mapError(error, legacy) };
     }
   }
 
   mapError(error: unknown, legacy: boolean): unknown {
-    return legacy
-      ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
-      : JsonRpcTransportHandler.mapToJSONRPCError(error);
+    return withoutInternals(
+      legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+        : JsonRpcTransportHandler.mapToJSONRPCError(error),
+      error,
+      this.logger,
+    );
   }
+}
+
+/**
+ * An internal error as the client sees it: the generic message only. What the SDK put in
+ * it (a JavaScript error's text, such as "taskId.trim is not a function") goes to the log.
+ */
+export function withoutInternals(mapped: unknown, cause: unknown, logger: Logger): unknown {
+  const error = mapped as { code?: unknown } | null;
+  if (error?.code !== JSON_RPC_INTERNAL_ERROR) return mapped;
+  logger.error(
+    `A2A request failed: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`,
+  );
+  return { code: JSON_RPC_INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE };
 }
 
 /** The header the client names its protocol version in. */

@@ -1,6 +1,8 @@
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
+import { ApiError } from '@switchyard/contracts';
+import { isHostAndPort, isWebProtocol } from '@switchyard/service';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { Public, type Principal } from '../auth/principal.js';
 import { A2aAuthError, A2aKeysService } from './a2a-keys.service.js';
@@ -24,11 +26,26 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The origin the caller used: the web front's, as its proxy forwards it, or ours. */
+/**
+ * The origin the caller used: the web front's, as its proxy forwards it, or ours. Fastify
+ * takes `X-Forwarded-Proto`/`-Host` into `protocol` and `host` only from a peer in
+ * TRUSTED_PROXIES; from anyone else they are ignored. Either way the result must be an
+ * http(s) scheme and a host[:port], or the card is not served.
+ */
 function originOf(request: FastifyRequest): string {
-  const proto = header(request, 'x-forwarded-proto')?.split(',')[0]?.trim() ?? request.protocol;
-  const host = header(request, 'x-forwarded-host')?.split(',')[0]?.trim() ?? request.headers.host;
-  return `${proto}://${host ?? 'localhost'}`;
+  const proto = request.protocol;
+  const host = request.host;
+  if (!isWebProtocol(proto)) {
+    throw new ApiError('validation_failed', 'X-Forwarded-Proto must be http or https', [
+      { field: 'x-forwarded-proto', message: 'x-forwarded-proto must be http or https' },
+    ]);
+  }
+  if (!isHostAndPort(host)) {
+    throw new ApiError('validation_failed', 'The forwarded host must be a host[:port]', [
+      { field: 'x-forwarded-host', message: 'x-forwarded-host must be a host[:port]' },
+    ]);
+  }
+  return `${proto}://${host}`;
 }
 
 function isStream(value: unknown): value is AsyncGenerator<JsonRpcEnvelope, void, undefined> {

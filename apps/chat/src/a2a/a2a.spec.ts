@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { Task, TaskState, type SendMessageRequest, type StreamResponse } from '@a2a-js/sdk';
 import {
@@ -251,6 +253,40 @@ describe('the chat app as an A2A agent', () => {
     ]);
   });
 
+  // The card's URL came from whatever X-Forwarded-Host/-Proto a client sent
+  // (`javascript://evil.example/api/a2a`).
+  it.each([
+    [{ 'x-forwarded-proto': 'javascript' }, 'x-forwarded-proto'],
+    [{ 'x-forwarded-host': 'evil.example/api/a2a' }, 'x-forwarded-host'],
+    [{ 'x-forwarded-host': 'user@evil.example' }, 'x-forwarded-host'],
+  ])('refuses to build the card from forwarded %j', async (headers, field) => {
+    const response = await fetch(`${chat.url}/api/a2a/agent-card.json`, { headers });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as {
+      error: { code: string; fields: { field: string }[] };
+    };
+    expect(body.error.code).toBe('validation_failed');
+    expect(body.error.fields.map((f) => f.field)).toEqual([field]);
+  });
+
+  it('believes X-Forwarded-Host/-Proto only from a trusted proxy', async () => {
+    const untrusting = await startChat({
+      CHAT_A2A_MODEL: MODEL,
+      TRUSTED_PROXIES: '192.0.2.1/32',
+    });
+    try {
+      const response = await fetch(`${untrusting.url}/api/a2a/agent-card.json`, {
+        headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      });
+      expect(response.status).toBe(200);
+      const card = JSON.stringify(await response.json());
+      expect(card).not.toContain('evil.example');
+      expect(card).toContain(`${untrusting.url}/api/a2a`);
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('runs a task through the tool loop to completed, stores it with its states, and gets it back', async () => {
     const result = await client.sendMessage(
       textMessage(`Weather? get_forecast {"address": "${ADDRESS}"}`),
@@ -342,6 +378,55 @@ describe('the chat app as an A2A agent', () => {
       ],
     });
   });
+
+  // Params of the wrong type once reached the SDK and came back as -32603 with the text of
+  // a JavaScript error ("taskId.trim is not a function") (docs/tools.md, "A2A").
+  it.each([
+    ['tasks/get', undefined, { id: true }, 'params.id must be a non-empty string'],
+    ['tasks/get', undefined, { id: 'x', historyLength: -1 }, 'params.historyLength'],
+    ['tasks/cancel', undefined, { id: 42 }, 'params.id must be a non-empty string'],
+    ['tasks/resubscribe', undefined, { id: {} }, 'params.id'],
+    ['message/send', undefined, { message: 'hi' }, 'params.message must be an object'],
+    [
+      'message/stream',
+      undefined,
+      { message: { role: 'user', parts: [] } },
+      'params.message.messageId',
+    ],
+    ['tasks/pushNotificationConfig/get', undefined, { id: [] }, 'params.id'],
+    ['tasks/get', undefined, [1], 'params must be an object'],
+    ['GetTask', '1.0', { id: true }, 'params.id must be a non-empty string'],
+    ['CancelTask', '1.0', { id: null }, 'params.id'],
+    ['ListTasks', '1.0', { pageSize: 'many' }, 'params.pageSize must be a non-negative integer'],
+    [
+      'SendMessage',
+      '1.0',
+      { message: { messageId: 'm', role: 'ROLE_USER', parts: ['x'] } },
+      'params.message.parts[0]',
+    ],
+  ])(
+    'answers %s (version %s) with params %j as -32602 naming the parameter',
+    async (method, version, params, says) => {
+      const response = await fetch(`${chat.url}/api/a2a`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...bearer(key),
+          ...(version ? { 'a2a-version': version } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method, params }),
+      });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as {
+        id: unknown;
+        error: { code: number; message: string };
+      };
+      expect(answer.id).toBe(9);
+      expect(answer.error.code).toBe(-32602);
+      expect(answer.error.message).toContain(says);
+      expect(answer.error.message).not.toMatch(/is not a function|undefined|TypeError/);
+    },
+  );
 
   it('cancels a working task: its tool call stops and the task ends canceled', async () => {
     const started = Date.now();
@@ -448,6 +533,58 @@ describe('the chat app as an A2A agent', () => {
         await chat.api.delete(`/api/admin/a2a-agents/${id}`).set(admin).expect(204);
       }
       await remote?.close();
+    });
+
+    // A card may name any URL as its endpoint; the agent's headers (its key) went there.
+    it('refuses an agent whose card names an endpoint on another origin, and sends its headers nowhere else', async () => {
+      const stolen: { url: string; headers: IncomingHttpHeaders }[] = [];
+      const thief = createHttpServer((request, response) => {
+        stolen.push({ url: request.url ?? '', headers: request.headers });
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+      thief.listen(0, '127.0.0.1');
+      await once(thief, 'listening');
+      const thiefOrigin = `http://127.0.0.1:${(thief.address() as AddressInfo).port}`;
+      // The real card of the remote instance, its endpoints moved to the thief.
+      const real = await (await fetch(`${remote.url}/api/a2a/agent-card.json`)).text();
+      const forged = real.replaceAll(remote.url, thiefOrigin);
+      expect(forged).toContain(thiefOrigin);
+      const cards = createHttpServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(forged);
+      });
+      cards.listen(0, '127.0.0.1');
+      await once(cards, 'listening');
+      const cardsOrigin = `http://127.0.0.1:${(cards.address() as AddressInfo).port}`;
+      let id: number | undefined;
+      try {
+        const created = await chat.api
+          .post('/api/admin/a2a-agents')
+          .set(admin)
+          .send({
+            name: 'forged',
+            cardUrl: `${cardsOrigin}/.well-known/agent-card.json`,
+            headers: { 'x-api-key': 'the-secret-key' },
+          })
+          .expect(201);
+        id = created.body.id as number;
+        const shown = await chat.api.get(`/api/admin/a2a-agents/${id}`).set(admin).expect(200);
+        expect(shown.body.status).toEqual({
+          reachable: false,
+          lastError: expect.stringContaining(
+            `names its endpoint ${thiefOrigin}/api/a2a, on another origin than the card's (${cardsOrigin})`,
+          ),
+          checkedAt: expect.any(String),
+        });
+        expect(stolen).toEqual([]);
+      } finally {
+        if (id !== undefined) {
+          await chat.api.delete(`/api/admin/a2a-agents/${id}`).set(admin).expect(204);
+        }
+        for (const server of [thief, cards]) {
+          server.closeAllConnections();
+          server.close();
+        }
+      }
     });
 
     it('lists registered agents with their card and whether they answer; administrators only', async () => {

@@ -32,8 +32,9 @@ export function usageRecordOf(exchange: Exchange, delivery: Delivery): UsageReco
     channelId: candidate?.channel.id ?? null,
     keyId: candidate?.key.id ?? null,
     endpoint: exchange.endpoint,
-    model: (body?.model ?? '').slice(0, 128),
-    upstreamModel: delivery.upstreamModel?.slice(0, 128) ?? null,
+    // Cut to the contract's length (without splitting a character) by the publisher.
+    model: body?.model ?? '',
+    upstreamModel: delivery.upstreamModel ?? null,
     stream: body?.stream ?? false,
     status: delivery.status,
     errorCode: delivery.errorCode,

@@ -1,5 +1,9 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { USAGE_BATCH_MAX_RECORDS, type UsageRecord } from '@switchyard/contracts';
+import {
+  USAGE_BATCH_MAX_RECORDS,
+  storableUsageRecord,
+  type UsageRecord,
+} from '@switchyard/contracts';
 import { UsageQueue } from '@switchyard/messaging';
 import { Counter, Registry } from '@switchyard/observability';
 import { Redis } from 'ioredis';
@@ -53,7 +57,9 @@ export class UsagePublisher implements OnApplicationShutdown {
   }
 
   record(usage: UsageRecord): void {
-    this.pending.push(usage);
+    // Made storable here, before the queue: a NUL or a lone surrogate from a client or an
+    // upstream would otherwise fail the record's insert on every attempt.
+    this.pending.push(storableUsageRecord(usage));
     if (this.pending.length >= USAGE_BATCH_MAX_RECORDS) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { UsageRecord } from '@switchyard/contracts';
+import { UsageRecord, storableUsageRecord } from '@switchyard/contracts';
 import { payloadValidator } from '@switchyard/messaging';
 import { costOf } from '@switchyard/domain';
 import { PriceBook } from '../pricing/price-book.js';
@@ -83,7 +83,8 @@ export class UsageEntryFactory {
    * a promise only when the tokenizer must count.
    */
   fromPayload(data: unknown): UsageEntry | Promise<UsageEntry> {
-    const record = this.validRecord(data);
+    // Edges queue storable records; one spooled or queued by an older edge is made so here.
+    const record = storableUsageRecord(this.validRecord(data));
     const tokens = this.tokenUsage(record);
     return tokens instanceof Promise
       ? tokens.then((counted) => this.create(record, counted))

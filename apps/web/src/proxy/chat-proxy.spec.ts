@@ -151,6 +151,27 @@ describe('chat API pass-through', () => {
     expect(seen[0]?.headers['x-forwarded-host']).toBe(new URL(web.url).host);
   });
 
+  // The chat app builds its card's URL from these; a client's own never reach it.
+  it('states X-Forwarded-Host/-Proto itself, ignoring those of a client it does not trust', async () => {
+    const { port } = backend.address() as AddressInfo;
+    const untrusting = await startWeb({
+      WEB_STATIC_DIR: site.root,
+      CHAT_URL: `http://127.0.0.1:${port}`,
+      TRUSTED_PROXIES: '192.0.2.1/32',
+    });
+    try {
+      await request(untrusting.url)
+        .get('/.well-known/agent-card.json')
+        .set('x-forwarded-host', 'evil.example')
+        .set('x-forwarded-proto', 'javascript')
+        .expect(200);
+      expect(seen[0]?.headers['x-forwarded-host']).toBe(new URL(untrusting.url).host);
+      expect(seen[0]?.headers['x-forwarded-proto']).toBe('http');
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('passes every method through', async () => {
     await request(web.url).get('/api/models').expect(200);
     await request(web.url).post('/api/conversations').send({ title: 't', model: 'm' }).expect(200);
@@ -235,6 +256,21 @@ describe('chat API pass-through', () => {
       code: 'payload_too_large',
       message: bodyTooLargeMessage(API_BODY_LIMITS.chat),
     });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a body far over the limit with a 413 that Node fetch reads', async () => {
+    // Refused by its length while the client still uploads; closing the socket under the
+    // upload made fetch report "fetch failed" instead of the answer.
+    const response = await fetch(`${web.url}/api/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(4 * API_BODY_LIMITS.chat, 'x'),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'payload_too_large',
+    );
     expect(seen).toHaveLength(0);
   });
 

@@ -112,7 +112,9 @@ export class ChatProxy implements OnApplicationShutdown {
         path: `${this.basePath}${path}`,
         method: request.method as Dispatcher.HttpMethod,
         headers: upstreamRequestHeaders(request.headers, {
-          clientIp: request.ip,
+          // The peer itself: the chain before it is the client's to claim.
+          clientIp: request.socket.remoteAddress ?? request.ip,
+          host: request.host,
           requestId: request.id,
           protocol: request.protocol,
         }),

@@ -1,6 +1,11 @@
 import { clientResponseHeaders, upstreamRequestHeaders } from './forwarding.js';
 
-const facts = { clientIp: '192.0.2.10', requestId: 'req-1', protocol: 'http' };
+const facts = {
+  clientIp: '192.0.2.10',
+  requestId: 'req-1',
+  protocol: 'http',
+  host: 'chat.example:8080',
+};
 
 describe('upstreamRequestHeaders', () => {
   it('starts the forwarding chain with the client address', () => {
@@ -14,7 +19,7 @@ describe('upstreamRequestHeaders', () => {
     });
   });
 
-  it('appends the client address to an existing chain and keeps the first proxy facts', () => {
+  it('appends the client address to an existing chain, and states the origin itself', () => {
     const headers = upstreamRequestHeaders(
       {
         'x-forwarded-for': '198.51.100.1, 10.0.0.2',
@@ -25,9 +30,19 @@ describe('upstreamRequestHeaders', () => {
       facts,
     );
     expect(headers['x-forwarded-for']).toBe('198.51.100.1, 10.0.0.2, 192.0.2.10');
-    expect(headers['x-forwarded-proto']).toBe('https');
-    expect(headers['x-forwarded-host']).toBe('chat.example');
+    // What the client claimed is replaced by what this proxy saw (or believed).
+    expect(headers['x-forwarded-proto']).toBe('http');
+    expect(headers['x-forwarded-host']).toBe('chat.example:8080');
     expect(headers['x-request-id']).toBe('req-1');
+  });
+
+  it('passes on no origin that is not an http(s) scheme and a host[:port]', () => {
+    const headers = upstreamRequestHeaders(
+      { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      { ...facts, protocol: 'javascript', host: 'evil.example/api/a2a' },
+    );
+    expect(headers['x-forwarded-proto']).toBeUndefined();
+    expect(headers['x-forwarded-host']).toBeUndefined();
   });
 
   it('drops hop-by-hop headers, those named in Connection included', () => {
@@ -46,6 +61,7 @@ describe('upstreamRequestHeaders', () => {
     expect(Object.keys(headers).sort()).toEqual([
       'authorization',
       'x-forwarded-for',
+      'x-forwarded-host',
       'x-forwarded-proto',
       'x-request-id',
     ]);

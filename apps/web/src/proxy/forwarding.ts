@@ -1,3 +1,4 @@
+import { isHostAndPort, isWebProtocol } from '@switchyard/service';
 import { type IncomingHttpHeaders } from 'node:http';
 
 // Which headers cross the pass-through, and what it adds. Hop-by-hop headers (RFC 9110
@@ -47,8 +48,10 @@ export interface ClientFacts {
   /** The address of the peer that connected to us. */
   clientIp: string;
   requestId: string;
-  /** `http` or `https`, as the client reached us. */
+  /** `http` or `https`, as the client reached us (or a trusted proxy in front says). */
   protocol: string;
+  /** The host[:port] the client asked for (or a trusted proxy in front says). */
+  host: string | undefined;
 }
 
 /**
@@ -64,13 +67,25 @@ export function upstreamRequestHeaders(
 ): HeaderRecord {
   // `expect: 100-continue` was answered by this server already; the client refuses to
   // send it on (and the backend has no use for it).
-  const headers = endToEnd(incoming, ['host', 'x-forwarded-for', 'x-request-id', 'expect']);
+  // The client's own X-Forwarded-Host/-Proto never go on: this proxy states them, from what
+  // the client reached (or a trusted proxy in front of it said), and the chat app builds
+  // its agent card's URL from them.
+  const headers = endToEnd(incoming, [
+    'host',
+    'x-forwarded-for',
+    'x-forwarded-host',
+    'x-forwarded-proto',
+    'x-request-id',
+    'expect',
+  ]);
   const chain = incoming['x-forwarded-for'];
   const previous = (Array.isArray(chain) ? chain.join(', ') : (chain ?? '')).trim();
   headers['x-forwarded-for'] = previous === '' ? facts.clientIp : `${previous}, ${facts.clientIp}`;
   headers['x-request-id'] = facts.requestId;
-  if (incoming.host !== undefined) headers['x-forwarded-host'] ??= incoming.host;
-  headers['x-forwarded-proto'] ??= facts.protocol;
+  if (facts.host !== undefined && isHostAndPort(facts.host)) {
+    headers['x-forwarded-host'] = facts.host;
+  }
+  if (isWebProtocol(facts.protocol)) headers['x-forwarded-proto'] = facts.protocol;
   return headers;
 }
 

@@ -52,7 +52,14 @@ export class MeteringModule {
         { provide: MeteringEnv, useValue: env },
         PricingRepository,
         PriceBook,
-        TokenCounter,
+        {
+          provide: TokenCounter,
+          useFactory: async () => {
+            const counter = new TokenCounter();
+            await counter.load();
+            return counter;
+          },
+        },
         UsageEntryFactory,
         UsageRepository,
         UsageMetrics,

@@ -62,11 +62,19 @@ function cutAt(text: string, end: number): number {
 /**
  * Counts tokens with gpt-tokenizer: metering's count for requests whose upstream reported
  * no usage, and the edge's answer to a token count for models not served by Anthropic. The
- * encodings (several MB each) are loaded on first use. A count yields to the event loop
+ * encodings (tens of MB in memory) are loaded by `load` or the first count. A count yields to the event loop
  * every few milliseconds and its work is bounded whatever the text.
  */
 export class TokenCounter {
   private readonly encodings = new Map<TokenizerEncoding, Promise<Encoding>>();
+
+  /**
+   * Loads both encodings, for a service to call before it is ready: evaluating one holds the
+   * event loop for a quarter of a second, which the first count must not do while serving.
+   */
+  async load(): Promise<void> {
+    await Promise.all([this.encoding('o200k_base'), this.encoding('cl100k_base')]);
+  }
 
   async count(model: string, text: string | undefined): Promise<number> {
     if (!text) return 0;

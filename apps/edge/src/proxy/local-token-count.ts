@@ -9,8 +9,13 @@ import { type ParsedBody } from './request-body.js';
 // input-texts.ts): the system prompt, every block's text, the tool uses and results, and
 // the tool definitions.
 
-/** The encodings are loaded on the first count and kept for the process. */
+/** The encodings are loaded at start (`loadTokenCounter`) and kept for the process. */
 const counter = new TokenCounter();
+
+/** Loads the encodings before the edge serves, so no request waits on their evaluation. */
+export function loadTokenCounter(): Promise<void> {
+  return counter.load();
+}
 
 /** Anthropic's count_tokens answer, `{"input_tokens": n}`, for the channel's model. */
 export async function localTokenCount(body: ParsedBody, upstreamModel: string): Promise<Buffer> {

@@ -192,11 +192,12 @@ describe('TokenCounter on adversarial text', () => {
       });
       const took = performance.now() - started;
       expect(tokens).toBeGreaterThan(0);
-      // A turn is bounded to about 8 ms of work; 30 ms leaves room for garbage collection.
-      expect(turn).toBeLessThan(30);
-      expect(took).toBeLessThan(5_000);
+      // A turn is bounded to about 8 ms of work and one window; 50 ms leaves room for
+      // garbage collection, and the wall time for a machine shared by many runs.
+      expect(turn).toBeLessThan(50);
+      expect(took).toBeLessThan(30_000);
     },
-    30_000,
+    60_000,
   );
 
   it('counts a long piece about as the library would', async () => {

@@ -62,8 +62,8 @@ function cutAt(text: string, end: number): number {
 /**
  * Counts tokens with gpt-tokenizer: metering's count for requests whose upstream reported
  * no usage, and the edge's answer to a token count for models not served by Anthropic. The
- * encodings (tens of MB in memory) are loaded by `load` or the first count. A count yields to the event loop
- * every few milliseconds and its work is bounded whatever the text.
+ * encodings (tens of MB in memory) are loaded by `load` or the first count. A count yields
+ * to the event loop every few milliseconds and its work is bounded whatever the text.
  */
 export class TokenCounter {
   private readonly encodings = new Map<TokenizerEncoding, Promise<Encoding>>();

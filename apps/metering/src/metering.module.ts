@@ -52,14 +52,7 @@ export class MeteringModule {
         { provide: MeteringEnv, useValue: env },
         PricingRepository,
         PriceBook,
-        {
-          provide: TokenCounter,
-          useFactory: async () => {
-            const counter = new TokenCounter();
-            await counter.load();
-            return counter;
-          },
-        },
+        TokenCounter,
         UsageEntryFactory,
         UsageRepository,
         UsageMetrics,

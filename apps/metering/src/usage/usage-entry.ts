@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { UsageRecord } from '@switchyard/contracts';
 import { payloadValidator } from '@switchyard/messaging';
 import { costOf } from '../pricing/cost.js';
@@ -68,7 +68,7 @@ export interface TokenUsage {
 const NOTHING_USED: TokenUsage = { promptTokens: 0, completionTokens: 0, tokensCounted: false };
 
 @Injectable()
-export class UsageEntryFactory implements OnModuleInit {
+export class UsageEntryFactory {
   /** The `UsageRecord` contract, its metadata read once: it runs for every record. */
   private readonly validRecord = payloadValidator(UsageRecord);
 
@@ -76,11 +76,6 @@ export class UsageEntryFactory implements OnModuleInit {
     private readonly prices: PriceBook,
     private readonly tokens: TokenCounter,
   ) {}
-
-  /** The encodings are loaded before metering is ready, not on the first stream to count. */
-  onModuleInit(): Promise<void> {
-    return this.tokens.load();
-  }
 
   /**
    * A received record validated against the contract, counted and priced. Throws

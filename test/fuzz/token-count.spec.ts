@@ -108,6 +108,19 @@ describe('adversarial text where tokens are counted', () => {
       });
       await stack.routable(token, model);
     }
+    // Metering loads an encoding on its first count, one long turn per worker
+    // (docs/reliability.md): a plain stream without usage takes it before anything is measured.
+    const warmUp = await fetch(`${stack.edge.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        model: openaiModel,
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    });
+    await warmUp.text();
+    await usageRow(stack, warmUp.headers.get('x-request-id')!);
     services = [
       ['edge', stack.edge],
       ['metering', stack.metering!],

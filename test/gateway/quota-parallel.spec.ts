@@ -225,7 +225,7 @@ describe('gateway + metering: quotas while Redis is down', () => {
     await waitFor(async () => ((await ask()).status === 200 ? true : undefined), {
       what: 'served with Redis back',
     });
-    const metrics = await (await fetch(`${stack.edge.url}/metrics`)).text();
+    const metrics = await (await fetch(`${stack.edge.opsUrl}/metrics`)).text();
     expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="unchecked"[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^edge_spend_holds_total\{outcome="(held|partial)"[^}]*\} [1-9]/m);
   }, 90_000);

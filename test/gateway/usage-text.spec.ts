@@ -1,5 +1,5 @@
-import { eventually, query } from '@switchyard/testing';
-import { freshAccount, Stack, uniqueName } from '../support/stack.js';
+import { query, waitFor } from '@switchyard/testing';
+import { freshAccount, Stack, STACK_START_TIMEOUT_MS, uniqueName } from '../support/stack.js';
 
 // Texts Postgres cannot store (NUL, and lone surrogates, which have no UTF-8 form) in what
 // a client or an upstream sends: every request still gets its usage row, with the
@@ -28,7 +28,7 @@ describe('gateway + metering: usage of requests carrying unstorable text', () =>
     account = await freshAccount(stack);
     // One pattern serves every model name the tests send (createChannel waits for routing).
     await stack.createChannel({ models: [`${prefix}*`], keys: [account] });
-  });
+  }, STACK_START_TIMEOUT_MS);
 
   afterAll(() => stack.stop());
 
@@ -44,7 +44,7 @@ describe('gateway + metering: usage of requests carrying unstorable text', () =>
   }
 
   function row(requestId: string): Promise<Row> {
-    return eventually(
+    return waitFor(
       async () =>
         (
           await query<Row>(
@@ -53,8 +53,7 @@ describe('gateway + metering: usage of requests carrying unstorable text', () =>
             [requestId],
           )
         )[0],
-      20_000,
-      `usage row ${requestId}`,
+      { what: `usage row ${requestId}` },
     );
   }
 

@@ -7,12 +7,14 @@ export {
 export { createLogger, NestLoggerBridge, type Logger, type LoggerOptions } from './logger.js';
 export {
   Counter,
+  EventLoopBusy,
   Gauge,
   Histogram,
   HttpMetrics,
   METRICS_CONTENT_TYPE,
   MetricsModule,
   Registry,
+  serviceRegistry,
 } from './metrics.js';
 export {
   REDACTED,

@@ -1,5 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Module, type DynamicModule, type OnModuleDestroy } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -40,6 +40,58 @@ export class HttpMetrics {
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
+ * A service's registry: its own metrics and prom-client's defaults, among them the event
+ * loop's delay (`nodejs_eventloop_lag_max_seconds` and its percentiles, measured since the
+ * last scrape).
+ */
+export function serviceRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** How often the main thread's CPU time is read. */
+const BUSY_TICK_MS = 10;
+
+/**
+ * `eventloop_busy_max_seconds`: the most CPU time the main thread spent between two ticks
+ * of a 10 ms timer since the last scrape, so at least the longest turn the event loop took
+ * while every other request waited. Unlike the delay, it leaves out the time a busy machine
+ * kept the process off its cores, so it tells a stall of the service's own making apart
+ * (docs/reliability.md, "Counting tokens in bounded time").
+ */
+export class EventLoopBusy implements OnModuleDestroy {
+  private last = process.threadCpuUsage();
+  private longest = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(registry: Registry) {
+    this.timer = setInterval(() => {
+      const used = process.threadCpuUsage(this.last);
+      this.last = process.threadCpuUsage();
+      this.longest = Math.max(this.longest, (used.user + used.system) / 1e6);
+    }, BUSY_TICK_MS);
+    this.timer.unref();
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const busy = this;
+    new Gauge({
+      name: 'eventloop_busy_max_seconds',
+      help: 'Most CPU time the main thread ran between two 10 ms timer ticks since the last scrape.',
+      registers: [registry],
+      collect() {
+        this.set(busy.longest);
+        busy.longest = 0;
+      },
+    });
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/**
  * One Prometheus registry per service. The service bootstrap serves it at `/metrics`, on
  * the service's operations port only (docs/architecture.md, "Operations ports").
  */
@@ -53,12 +105,12 @@ export class MetricsModule {
         { provide: METRICS_OPTIONS, useValue: { service } satisfies MetricsOptions },
         {
           provide: Registry,
-          useFactory: () => {
-            const registry = new Registry();
-            registry.setDefaultLabels({ service });
-            collectDefaultMetrics({ register: registry });
-            return registry;
-          },
+          useFactory: () => serviceRegistry(service),
+        },
+        {
+          provide: EventLoopBusy,
+          useFactory: (registry: Registry) => new EventLoopBusy(registry),
+          inject: [Registry],
         },
         {
           provide: HttpMetrics,

@@ -46,6 +46,13 @@ export {
 } from './responses/responses-answer.js';
 export { responsesStateRefusal, responsesToChatRequest } from './responses/responses-request.js';
 export { TokenCounter, encodingFor, type TokenizerEncoding } from './token-counter.js';
+export {
+  chatInputTexts,
+  inputText,
+  messagesInputTexts,
+  responsesInputTexts,
+  type InputTextsApi,
+} from './input-texts.js';
 
 const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
   anthropic: anthropicAdapter,

@@ -1,10 +1,11 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
 import { SpendHolds } from '../quota/spend-holds.js';
 import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
+import { loadTokenCounter } from './local-token-count.js';
 import { OpenAIController } from './openai.controller.js';
 import { ProxyRoutes } from './proxy.routes.js';
 import { ProxyService } from './proxy.service.js';
@@ -13,7 +14,11 @@ import { UsageMeter } from './usage-meter.js';
 
 /** The `/v1` API; needs the routing, upstream and usage modules in the app. */
 @Module({})
-export class ProxyModule {
+export class ProxyModule implements OnModuleInit {
+  onModuleInit(): Promise<void> {
+    return loadTokenCounter();
+  }
+
   static forRoot(options: FailoverOptions, imports: DynamicModule[]): DynamicModule {
     return {
       module: ProxyModule,

@@ -34,7 +34,7 @@ describe('parseRequestBody', () => {
     expect(parsed).toMatchObject({ model: 'gpt-4o', stream: true });
     expect(parsed.raw).toBe(body);
     expect(parsed.estimatedTokens).toBe(Math.ceil(body.length / 4) + 100);
-    expect(parsed.promptText()).toBe('hi\n');
+    expect(parsed.promptText()).toBe('hi');
   });
 
   it.each([
@@ -84,6 +84,17 @@ describe('parseRequestBody', () => {
     ).toBe('prompt');
   });
 
+  it('reads a Responses request (/v1/responses) whose input is a string', () => {
+    const tools = [{ type: 'function', name: 'f', parameters: { type: 'object' } }];
+    const body = raw({ model: 'gpt-4o', instructions: 'Be brief.', input: 'hello', tools });
+    const parsed = parseRequestBody('responses', body);
+    expect(parsed).toMatchObject({ model: 'gpt-4o', stream: false });
+    expect(parsed.promptText()).toBe(`Be brief.\nhello\n${JSON.stringify(tools)}`);
+    expect(() => parseRequestBody('responses', raw({ model: 'gpt-4o' }))).toThrow(
+      "'input' is required.",
+    );
+  });
+
   it('reads an Anthropic Messages request (/v1/messages): its budget, stream and prompt text', () => {
     const body = raw({
       model: 'claude-sonnet-4-5',
@@ -106,7 +117,8 @@ describe('parseRequestBody', () => {
     expect(parsed).toMatchObject({ model: 'claude-sonnet-4-5', stream: true });
     expect(parsed.raw).toBe(body);
     expect(parsed.estimatedTokens).toBe(Math.ceil(body.length / 4) + 200);
-    expect(parsed.promptText()).toBe('Be brief.\nhello\nthanks');
+    // The tool use and its result are read too: a provider bills them.
+    expect(parsed.promptText()).toBe('Be brief.\nhello\nf{}\nok\nthanks');
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { GatewayError, type ChatMessage, type GatewayEndpoint } from '@switchyard/contracts';
+import { inputText } from '@switchyard/providers';
 
 // What the edge needs to know of a request body, checked just enough to route and meter
 // it. Everything else is the upstream's to judge: the body is forwarded as sent.
@@ -10,7 +11,10 @@ export interface ParsedBody {
   stream: boolean;
   /** Tokens the request may use: prompt estimate plus its completion budget. */
   estimatedTokens: number;
-  /** The prompt as text, for the tokenizer when the upstream reports no usage. */
+  /**
+   * The prompt as text, for the tokenizer when the upstream reports no usage: for the chat
+   * APIs, all a model reads of it (libs/providers' input-texts.ts).
+   */
   promptText(): string;
 }
 
@@ -38,14 +42,6 @@ function parseJson(raw: unknown): Record<string, unknown> {
     throw invalid('The request body must be a JSON object.', null);
   }
   return json as Record<string, unknown>;
-}
-
-function textOfContent(content: ChatMessage['content']): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
-    .join('\n');
 }
 
 function checkMessages(messages: unknown): ChatMessage[] {
@@ -80,7 +76,7 @@ function checkMessages(messages: unknown): ChatMessage[] {
  * channel needs, as Anthropic's API checks it. Its blocks are the converting channel's to
  * judge (libs/providers).
  */
-function checkAnthropicMessages(json: Record<string, unknown>, counting = false): string[] {
+function checkAnthropicMessages(json: Record<string, unknown>, counting = false): void {
   // A token count takes the request as it would be sent, less its output budget.
   if (
     !counting &&
@@ -89,12 +85,8 @@ function checkAnthropicMessages(json: Record<string, unknown>, counting = false)
       json.max_tokens < 1)
   )
     throw invalid("'max_tokens' is required and must be a positive integer.", 'max_tokens');
-  const texts: string[] = [];
   const read = (content: unknown, param: string): void => {
-    if (typeof content === 'string') {
-      texts.push(content);
-      return;
-    }
+    if (typeof content === 'string') return;
     const blocks = Array.isArray(content) ? (content as unknown[]) : null;
     const typed = blocks?.every(
       (b) =>
@@ -105,8 +97,6 @@ function checkAnthropicMessages(json: Record<string, unknown>, counting = false)
         `'${param}' must be a string or an array of content blocks with a 'type'.`,
         param,
       );
-    for (const block of blocks as { type: string; text?: unknown }[])
-      if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
   };
   if (json.system !== undefined && json.system !== null) read(json.system, 'system');
   const messages = json.messages;
@@ -123,7 +113,6 @@ function checkAnthropicMessages(json: Record<string, unknown>, counting = false)
   });
   if (json.tools !== undefined && json.tools !== null && !Array.isArray(json.tools))
     throw invalid("'tools' must be an array.", 'tools');
-  return texts;
 }
 
 /**
@@ -131,26 +120,17 @@ function checkAnthropicMessages(json: Record<string, unknown>, counting = false)
  * every channel needs. `input` may be left out only where OpenAI keeps the conversation
  * (`previous_response_id`, `conversation`, a stored `prompt`), which converted channels refuse.
  */
-function checkResponses(json: Record<string, unknown>): string[] {
-  const texts: string[] = [];
-  if (typeof json.instructions === 'string') texts.push(json.instructions);
+function checkResponses(json: Record<string, unknown>): void {
   const input = json.input;
-  if (typeof input === 'string') texts.push(input);
-  else if (Array.isArray(input)) {
+  if (Array.isArray(input)) {
     input.forEach((item: unknown, index) => {
       if (typeof item !== 'object' || item === null || Array.isArray(item))
         throw invalid(`'input[${index}]' must be an object.`, `input[${index}]`);
-      const { content, output } = item as { content?: unknown; output?: unknown };
-      for (const value of [content, output]) {
-        if (typeof value === 'string') texts.push(value);
-        else if (Array.isArray(value))
-          for (const part of value as { text?: unknown }[])
-            if (typeof part?.text === 'string') texts.push(part.text);
-      }
     });
-  } else if (input !== undefined && input !== null) {
+  } else if (typeof input !== 'string' && input !== undefined && input !== null) {
     throw invalid("'input' must be a string or an array of items.", 'input');
   } else if (
+    input == null &&
     json.previous_response_id == null &&
     json.conversation == null &&
     json.prompt == null
@@ -159,7 +139,6 @@ function checkResponses(json: Record<string, unknown>): string[] {
   }
   if (json.tools !== undefined && json.tools !== null && !Array.isArray(json.tools))
     throw invalid("'tools' must be an array.", 'tools');
-  return texts;
 }
 
 /** The output limit the request sets itself (0: none), in any of the three APIs' names. */
@@ -178,7 +157,7 @@ export function parseRequestBody(endpoint: GatewayEndpoint, raw: unknown): Parse
   if (endpoint === 'chat.completions') {
     if (typeof json.model !== 'string' || json.model === '')
       throw invalid("'model' is required and must be a string.", 'model');
-    const messages = checkMessages(json.messages);
+    checkMessages(json.messages);
     if (json.stream !== undefined && json.stream !== null && typeof json.stream !== 'boolean') {
       throw invalid("'stream' must be a boolean.", 'stream');
     }
@@ -195,17 +174,15 @@ export function parseRequestBody(endpoint: GatewayEndpoint, raw: unknown): Parse
       model: json.model,
       stream: json.stream === true,
       estimatedTokens: promptEstimate + completionBudget(json),
-      promptText: () => messages.map((m) => textOfContent(m.content)).join('\n'),
+      promptText: () => inputText('chat.completions', json),
     };
   }
 
   if (endpoint === 'messages' || endpoint === 'messages.count_tokens' || endpoint === 'responses') {
     if (typeof json.model !== 'string' || json.model === '')
       throw invalid("'model' is required and must be a string.", 'model');
-    const texts =
-      endpoint === 'responses'
-        ? checkResponses(json)
-        : checkAnthropicMessages(json, endpoint === 'messages.count_tokens');
+    if (endpoint === 'responses') checkResponses(json);
+    else checkAnthropicMessages(json, endpoint === 'messages.count_tokens');
     if (json.stream !== undefined && json.stream !== null && typeof json.stream !== 'boolean')
       throw invalid("'stream' must be a boolean.", 'stream');
     return {
@@ -214,7 +191,7 @@ export function parseRequestBody(endpoint: GatewayEndpoint, raw: unknown): Parse
       model: json.model,
       stream: endpoint !== 'messages.count_tokens' && json.stream === true,
       estimatedTokens: promptEstimate + completionBudget(json),
-      promptText: () => texts.join('\n'),
+      promptText: () => inputText(endpoint === 'responses' ? 'responses' : 'messages', json),
     };
   }
 

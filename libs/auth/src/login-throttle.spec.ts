@@ -1,7 +1,7 @@
 import { ApiError } from '@switchyard/contracts';
-import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import { createRedisClient, redisReady, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
-import { clearRedisNamespace, redisReady, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { LoginThrottle, type LoginAttempt, type LoginThrottleOptions } from './login-throttle.js';
 

@@ -1,6 +1,6 @@
-import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import { createRedisClient, redisReady, type RedisClient } from '@switchyard/messaging';
 import { sha256Hex } from '@switchyard/security';
-import { clearRedisNamespace, redisReady, testRedisPrefix } from '@switchyard/testing';
+import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import { SessionStore } from './session-store.js';
 

@@ -10,7 +10,7 @@ export {
   type StartOptions,
 } from './processes.js';
 export { PrivatePostgres } from './private-postgres.js';
-export { clearRedisNamespace, redisReady, testRedisPrefix } from './redis.js';
+export { clearRedisNamespace, testRedisPrefix } from './redis.js';
 export {
   APP_START_TIMEOUT_MS,
   WAIT_TIMEOUT_MS,

@@ -30,4 +30,5 @@ export {
   type ModelPattern,
   type ModelPatternKind,
 } from './model-pattern.js';
+export { quotaSpent, quotaSpentSql, tokenStatusAfterEdit, type TokenStatusName } from './quota.js';
 export { PriceTable, type PriceEntry, type PriceMatch, type ResolvedPrice } from './prices.js';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type SqlClient } from '@switchyard/db/sql';
+import { quotaSpentSql } from '@switchyard/domain';
 
 /** `[id, cost in micro-dollars, requests]` per token, channel or key, in id order. */
 export type UsageTotals = [id: number, cost: string, requests: number][];
@@ -107,7 +108,7 @@ const ADD_TO_TOKENS = `
   FROM locked l JOIN d ON d."id" = l."id"
   WHERE t."id" = l."id"
   RETURNING t."id",
-    t."status" = 'enabled' AND t."quota" IS NOT NULL AND t."usedQuota" >= t."quota" AS "runOut",
+    t."status" = 'enabled' AND ${quotaSpentSql('t')} AS "runOut",
     t."usedQuota"::text AS "used", t."quota" IS NOT NULL AS "limited"`;
 
 const ADD_TO_CHANNELS = addToTotalsStatement('Channel');

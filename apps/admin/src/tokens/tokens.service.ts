@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
-import { type Prisma, type Token, type TokenStatus } from '@switchyard/db';
+import { type Prisma, type Token } from '@switchyard/db';
+import { tokenStatusAfterEdit } from '@switchyard/domain';
 import { TokensRepository, type AuditDetails } from '@switchyard/gateway-store';
 import { generateGatewayToken, lastFour, sha256Hex } from '@switchyard/security';
 import { AuditService } from '../audit/audit.service.js';
@@ -108,7 +109,7 @@ export class TokensService {
         ...(dto.allowIps !== undefined ? { allowIps: dto.allowIps } : {}),
         ...(dto.group !== undefined ? { group: dto.group } : {}),
         ...(dto.rateLimit !== undefined ? { rateLimit: dto.rateLimit } : {}),
-        status: nextStatus(current, dto.enabled, quota),
+        status: tokenStatusAfterEdit(current, dto.enabled, quota),
       };
       if (!(await this.tokens.updateAtVersion(db, id, dto.version, data))) {
         throw versionConflict();
@@ -203,17 +204,6 @@ function futureDate(value: string | null): Date | null {
     throw new ApiError('validation_failed', message, [{ field: 'expiresAt', message }]);
   }
   return date;
-}
-
-/** Disabled stays disabled unless enabled; otherwise the quota decides exhausted or not. */
-function nextStatus(
-  current: Token,
-  enabled: boolean | undefined,
-  quota: bigint | null,
-): TokenStatus {
-  if (enabled === false) return 'disabled';
-  if (enabled === undefined && current.status === 'disabled') return 'disabled';
-  return quota !== null && current.usedQuota >= quota ? 'exhausted' : 'enabled';
 }
 
 function versionConflict(current?: number): ApiError {

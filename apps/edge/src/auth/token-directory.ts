@@ -2,6 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
 import { SQL_POOL, TokenStatus, type SqlPool } from '@switchyard/db/sql';
+import { quotaSpentSql } from '@switchyard/domain';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
@@ -52,7 +53,7 @@ interface TokenRow {
 const FIND_TOKEN = `
   SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",
          quota::text AS quota,
-         (quota IS NOT NULL AND "usedQuota" >= quota) AS "quotaSpent",
+         ${quotaSpentSql()} AS "quotaSpent",
          quota IS NOT NULL AS "hasQuota"
     FROM "Token"
    WHERE "keyHash" = $1`;

@@ -4,7 +4,8 @@ import { repositoryRoot, sourceFiles } from '@switchyard/testing';
 
 // How every app is started (docs/architecture.md, "Code layout and conventions"): its
 // ServiceDefinition in `src/<app>.definition.ts`, used by main.ts and by the specs; main.ts
-// only starts it; a `*.service.ts` file is a Nest provider and nothing else.
+// only starts it; a `*.service.ts` file is a Nest provider and nothing else; SQL is run by
+// repositories (libs/db and libs/gateway-store, the stores themselves, excepted).
 
 const apps = readdirSync(path.join(repositoryRoot, 'apps'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
@@ -38,5 +39,16 @@ describe('service layout', () => {
     );
     expect(services.length).toBeGreaterThan(5);
     expect(services.filter((file) => !read(file).includes('@Injectable('))).toEqual([]);
+  });
+
+  it('runs SQL in repositories only', () => {
+    const runsSql = /\bSQL_POOL\b|\binSqlTransaction\(|\$queryRaw|\$executeRaw/;
+    const elsewhere = sourceFiles({ roots: ['apps', 'libs'] }).filter(
+      (file) =>
+        !/\.(repository|module)\.ts$/.test(file) &&
+        !/^libs\/(db|gateway-store)\//.test(file) &&
+        runsSql.test(read(file)),
+    );
+    expect(elsewhere).toEqual([]);
   });
 });

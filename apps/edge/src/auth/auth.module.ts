@@ -4,10 +4,12 @@ import { SpendLedger } from '@switchyard/spend';
 import { TokenAuthenticator } from './token-authenticator.js';
 import { TokenDirectory } from './token-directory.js';
 import { TokenEventsController } from './token-events.controller.js';
+import { TokensRepository } from './tokens.repository.js';
 
 @Module({
   controllers: [TokenEventsController],
   providers: [
+    TokensRepository,
     TokenDirectory,
     TokenAuthenticator,
     {
@@ -16,6 +18,6 @@ import { TokenEventsController } from './token-events.controller.js';
       inject: [REDIS],
     },
   ],
-  exports: [TokenAuthenticator, TokenDirectory, SpendLedger],
+  exports: [TokenAuthenticator, TokenDirectory, TokensRepository, SpendLedger],
 })
 export class AuthModule {}

@@ -1,9 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { SQL_POOL, TokenStatus, type SqlPool } from '@switchyard/db/sql';
-import { quotaSpentSql } from '@switchyard/domain';
+import { TokenStatus } from '@switchyard/db/sql';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { TokensRepository, type TokenRow } from './tokens.repository.js';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
 // Admin changes arrive as `token.changed` events and metering's as `token.exhausted`;
@@ -33,31 +33,6 @@ interface Entry {
   expires: number;
 }
 
-interface TokenRow {
-  id: number;
-  keyHash: string;
-  status: TokenStatus;
-  expiresAt: Date | null;
-  quotaSpent: boolean;
-  hasQuota: boolean;
-  quota: string | null;
-  models: string[];
-  allowIps: string[];
-  group: string;
-  rateLimit: number | null;
-}
-
-// Plain SQL rather than the Prisma client, as for every query of the edge (see
-// libs/db/src/sql). Quotas are bigint, read as text: micro-dollars fit a JavaScript number
-// exactly up to some nine billion dollars.
-const FIND_TOKEN = `
-  SELECT id, "keyHash", status, "expiresAt", models, "allowIps", "group", "rateLimit",
-         quota::text AS quota,
-         ${quotaSpentSql()} AS "quotaSpent",
-         quota IS NOT NULL AS "hasQuota"
-    FROM "Token"
-   WHERE "keyHash" = $1`;
-
 const FOUND_TTL_MS = 60_000;
 /** Unknown tokens are remembered briefly, so a flood of bad keys does not reach Postgres. */
 const UNKNOWN_TTL_MS = 5_000;
@@ -80,7 +55,7 @@ export class TokenDirectory {
   private readonly loading = new Map<string, Promise<GatewayToken | null>>();
 
   constructor(
-    @Inject(SQL_POOL) private readonly pool: SqlPool,
+    private readonly tokens: TokensRepository,
     @Inject(REDIS) redis: RedisClient,
   ) {
     // Events may have been missed while Redis was away: read every token again before
@@ -104,7 +79,7 @@ export class TokenDirectory {
   private async load(keyHash: string, stale: Entry | undefined): Promise<GatewayToken | null> {
     let row: TokenRow | undefined;
     try {
-      row = (await this.pool.query<TokenRow>(FIND_TOKEN, [keyHash])).rows[0];
+      row = await this.tokens.findByHash(keyHash);
     } catch {
       if (stale) return stale.token;
       throw new GatewayError(

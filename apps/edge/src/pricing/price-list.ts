@@ -8,10 +8,10 @@ import {
 } from '@nestjs/common';
 import { type UnpricedModelPolicy } from '@switchyard/config';
 import { Events, GatewayError } from '@switchyard/contracts';
-import { SQL_POOL, type SqlPool } from '@switchyard/db/sql';
-import { PriceTable, type PriceEntry, type TokenPrice } from '@switchyard/domain';
+import { PriceTable, type TokenPrice } from '@switchyard/domain';
 import { OnEvent } from '@switchyard/messaging';
 import { type GatewayToken } from '../auth/token-directory.js';
+import { PricesRepository } from './prices.repository.js';
 
 // The price table as the edge needs it: which models have a price, for the `refuse` policy
 // of UNPRICED_MODELS (a token with a quota may not spend it on a model metering would have
@@ -21,7 +21,6 @@ import { type GatewayToken } from '../auth/token-directory.js';
 
 export const UNPRICED_MODEL_POLICY = Symbol('UNPRICED_MODEL_POLICY');
 
-const LIST_PRICES = `SELECT model, "inputPrice", "outputPrice", "cachedInputPrice" FROM "ModelPrice"`;
 /** A safety net for a `price.changed` event missed while Redis was away. */
 const PERIODIC_REFRESH_MS = 5 * 60_000;
 const RETRY_MS = 1_000;
@@ -37,7 +36,7 @@ export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown 
 
   constructor(
     @Inject(UNPRICED_MODEL_POLICY) private readonly policy: UnpricedModelPolicy,
-    @Inject(SQL_POOL) private readonly pool: SqlPool,
+    private readonly repository: PricesRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -76,8 +75,7 @@ export class PriceList implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Reads the prices again; keeps the last table (and retries) while Postgres is away. */
   async refresh(): Promise<void> {
     try {
-      const { rows } = await this.pool.query<PriceEntry>(LIST_PRICES);
-      this.prices = new PriceTable(rows);
+      this.prices = new PriceTable(await this.repository.list());
       this.resolved.clear();
     } catch (error) {
       this.logger.warn(`could not read model prices: ${(error as Error).message}`);

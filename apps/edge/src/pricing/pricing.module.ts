@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { type UnpricedModelPolicy } from '@switchyard/config';
 import { PriceEventsController, PriceList, UNPRICED_MODEL_POLICY } from './price-list.js';
+import { PricesRepository } from './prices.repository.js';
 
 @Module({})
 export class PricingModule {
@@ -8,7 +9,11 @@ export class PricingModule {
     return {
       module: PricingModule,
       controllers: [PriceEventsController],
-      providers: [{ provide: UNPRICED_MODEL_POLICY, useValue: policy }, PriceList],
+      providers: [
+        { provide: UNPRICED_MODEL_POLICY, useValue: policy },
+        PricesRepository,
+        PriceList,
+      ],
       exports: [PriceList],
     };
   }

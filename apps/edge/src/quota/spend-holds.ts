@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
-import { SQL_POOL, type SqlPool } from '@switchyard/db/sql';
 import { Counter, Registry } from '@switchyard/observability';
 import { type TokenPrice } from '@switchyard/domain';
 import { SpendLedger, spendAccount } from '@switchyard/spend';
+import { TokensRepository } from '../auth/tokens.repository.js';
 import { PriceList } from '../pricing/price-list.js';
 import { type Exchange, type RoutedExchange } from '../proxy/exchange.js';
 import { completionBudget, type ParsedBody } from '../proxy/request-body.js';
@@ -66,7 +66,7 @@ export class SpendHolds {
   constructor(
     private readonly ledger: SpendLedger,
     private readonly prices: PriceList,
-    @Inject(SQL_POOL) private readonly pool: SqlPool,
+    private readonly tokens: TokensRepository,
     registry: Registry,
   ) {
     this.outcomes = new Counter({
@@ -124,11 +124,7 @@ export class SpendHolds {
   /** The tokens' spend committed in Postgres, for accounts the ledger has no copy of. */
   private async settledSpend(accounts: string[]): Promise<number[]> {
     const ids = accounts.map((account) => Number(account.slice('token:'.length)));
-    const { rows } = await this.pool.query<{ id: number; used: string }>(
-      `SELECT id, "usedQuota"::text AS used FROM "Token" WHERE id = ANY($1::int[])`,
-      [ids],
-    );
-    const used = new Map(rows.map((row) => [row.id, Number(row.used)]));
+    const used = await this.tokens.usedQuotas(ids);
     return ids.map((id) => used.get(id) ?? 0);
   }
 

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { MAX_MODEL_LENGTH } from '@switchyard/domain';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -87,8 +88,8 @@ export class UsageRecord {
   @IsOptional() @IsInt() channelId!: number | null;
   @IsOptional() @IsInt() keyId!: number | null;
   @IsIn(GATEWAY_ENDPOINTS) endpoint!: GatewayEndpoint;
-  @IsString() @MaxLength(128) model!: string;
-  @IsOptional() @IsString() @MaxLength(128) upstreamModel!: string | null;
+  @IsString() @MaxLength(MAX_MODEL_LENGTH) model!: string;
+  @IsOptional() @IsString() @MaxLength(MAX_MODEL_LENGTH) upstreamModel!: string | null;
   @IsBoolean() stream!: boolean;
   /** The HTTP status the client got (200 also for a stream cut after its start). */
   @IsInt() status!: number;

@@ -1,3 +1,4 @@
+import { MAX_MODEL_LENGTH } from '@switchyard/domain';
 import { type UsageRecord } from './queues.js';
 
 // Postgres refuses NUL (U+0000) in text, and a lone surrogate has no UTF-8 form, so a
@@ -34,9 +35,6 @@ export function storablePrefix(text: string, max: number): string {
   return clean.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** The longest `model` and `upstreamModel` the contract (and the usage log's columns) take. */
-export const USAGE_MODEL_MAX_LENGTH = 128;
-
 function optionalText(value: string | null | undefined): string | null | undefined {
   return typeof value === 'string' ? storableText(value) : value;
 }
@@ -49,10 +47,10 @@ export function storableUsageRecord(record: UsageRecord): UsageRecord {
   const storable: UsageRecord = {
     ...record,
     requestId: storableText(record.requestId),
-    model: storablePrefix(record.model, USAGE_MODEL_MAX_LENGTH),
+    model: storablePrefix(record.model, MAX_MODEL_LENGTH),
     upstreamModel:
       typeof record.upstreamModel === 'string'
-        ? storablePrefix(record.upstreamModel, USAGE_MODEL_MAX_LENGTH)
+        ? storablePrefix(record.upstreamModel, MAX_MODEL_LENGTH)
         : record.upstreamModel,
     errorCode: optionalText(record.errorCode) ?? null,
     clientIp: optionalText(record.clientIp) ?? null,

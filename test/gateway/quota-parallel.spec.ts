@@ -1,6 +1,6 @@
 import { query, waitFor, type AppProcess } from '@switchyard/testing';
 import { Redis } from 'ioredis';
-import { chat, type Answered } from '../support/load.js';
+import { chat, usageRows, type Answered } from '../support/load.js';
 import { PrivateRedis } from '../support/private-redis.js';
 import { freshAccount, Stack, STACK_START_TIMEOUT_MS, uniqueName } from '../support/stack.js';
 
@@ -78,17 +78,7 @@ describe('gateway + metering: quotas under parallel requests', () => {
       ),
     );
     // Refused requests are logged too: every answer has its row once metering is done.
-    await waitFor(
-      async () => {
-        const [row] = await query<{ n: string }>(
-          stack.databaseUrl,
-          'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
-          [token.id],
-        );
-        return Number(row!.n) === PARALLEL ? true : undefined;
-      },
-      { what: 'every request settled' },
-    );
+    expect((await usageRows(stack.databaseUrl, token.id, PARALLEL)).rows).toHaveLength(PARALLEL);
     const [books] = await query<{ used: string; billed: string; cheapest: string | null }>(
       stack.databaseUrl,
       `SELECT t."usedQuota"::text AS used,
@@ -207,17 +197,7 @@ describe('gateway + metering: quotas while Redis is down', () => {
       await redis.start();
     }
     // Back: the spooled usage is billed and requests hold again.
-    await waitFor(
-      async () => {
-        const [row] = await query<{ n: string }>(
-          stack.databaseUrl,
-          'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
-          [token.id],
-        );
-        return Number(row!.n) === 2 ? true : undefined;
-      },
-      { what: 'both requests billed' },
-    );
+    expect((await usageRows(stack.databaseUrl, token.id, 2)).rows).toHaveLength(2);
     // The settlement Redis missed is sent again: the first request's hold is gone.
     await waitFor(async () => ((await heldFor(stack, token.id)) === 0 ? true : undefined), {
       what: 'the holds settled once Redis is back',

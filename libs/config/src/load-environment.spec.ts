@@ -1,4 +1,10 @@
-import { APP_ENVIRONMENTS, EdgeEnv, MockUpstreamEnv, StoreEnv } from './environment.js';
+import {
+  APP_ENVIRONMENTS,
+  EdgeEnv,
+  MeteringEnv,
+  MockUpstreamEnv,
+  StoreEnv,
+} from './environment.js';
 import {
   ConfigurationError,
   knownEnvironmentVariables,
@@ -30,7 +36,7 @@ describe('loadEnvironment', () => {
       });
     expect(attempt).toThrow(ConfigurationError);
     expect(attempt).toThrow(
-      'Invalid configuration: EDGE_PORT must be an integer from 1 to 65535 (got "eighty"); REDIS_URL must be a URL starting with redis:// or rediss:// (got "http://x")',
+      'Invalid configuration: EDGE_PORT must be an integer from 1 to 65535 (got "eighty"); REDIS_URL must be a URL starting with redis://, rediss:// or redis+sentinel:// (got "http://x")',
     );
     expect(() =>
       loadEnvironment(EdgeEnv, { SECRET_KEYS: secretKeys, EDGE_PORT: 'eighty' }),
@@ -59,6 +65,53 @@ describe('loadEnvironment', () => {
     expect(loadEnvironment(StoreEnv, { EDGE_PORT: 'not read here' })).not.toHaveProperty(
       'EDGE_PORT',
     );
+  });
+});
+
+describe('budget variables (docs/budgets.md, "Configuration")', () => {
+  it('takes an IANA time zone, UTC by default, and refuses an unknown one', () => {
+    expect(loadEnvironment(EdgeEnv, { SECRET_KEYS: secretKeys }).BUDGET_TIME_ZONE).toBe('UTC');
+    expect(
+      loadEnvironment(MeteringEnv, { BUDGET_TIME_ZONE: 'Europe/Berlin' }).BUDGET_TIME_ZONE,
+    ).toBe('Europe/Berlin');
+    expect(() => loadEnvironment(MeteringEnv, { BUDGET_TIME_ZONE: 'Mars/Olympus' })).toThrow(
+      'BUDGET_TIME_ZONE must be an IANA time zone such as UTC or Europe/Berlin (got "Mars/Olympus")',
+    );
+  });
+
+  it('wants a webhook secret of 16 characters or more with the webhook URL', () => {
+    expect(() =>
+      loadEnvironment(MeteringEnv, { BUDGET_WEBHOOK_URL: 'https://hooks.example.com/b' }),
+    ).toThrow('BUDGET_WEBHOOK_SECRET must be a secret of 16 characters or more');
+    expect(() =>
+      loadEnvironment(MeteringEnv, {
+        BUDGET_WEBHOOK_URL: 'https://hooks.example.com/b',
+        BUDGET_WEBHOOK_SECRET: 'short',
+      }),
+    ).toThrow('BUDGET_WEBHOOK_SECRET');
+    const env = loadEnvironment(MeteringEnv, {
+      BUDGET_WEBHOOK_URL: 'https://hooks.example.com/b',
+      BUDGET_WEBHOOK_SECRET: 'sixteen-chars-ok',
+    });
+    expect(env.BUDGET_WEBHOOK_SECRET).toBe('sixteen-chars-ok');
+    expect(loadEnvironment(MeteringEnv, {}).BUDGET_WEBHOOK_URL).toBeUndefined();
+  });
+
+  it('refuses the test clock in production', () => {
+    expect(
+      loadEnvironment(EdgeEnv, { SECRET_KEYS: secretKeys, TEST_CLOCK_FILE: '/tmp/offset' })
+        .TEST_CLOCK_FILE,
+    ).toBe('/tmp/offset');
+    expect(() =>
+      loadEnvironment(EdgeEnv, {
+        SECRET_KEYS: secretKeys,
+        NODE_ENV: 'production',
+        TEST_CLOCK_FILE: '/tmp/offset',
+      }),
+    ).toThrow('TEST_CLOCK_FILE must be unset in production');
+    expect(
+      loadEnvironment(EdgeEnv, { SECRET_KEYS: secretKeys, NODE_ENV: 'production' }).TEST_CLOCK_FILE,
+    ).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from
 // Decorators for environment variables. Each one states, in its message, what the
 // variable expects, so a bad value stops start-up with a line an operator can act on.
 
-const toInteger = Transform(({ value }) => {
+const toInteger = Transform(({ value }: { value: unknown }) => {
   if (typeof value !== 'string' || value.trim() === '') return value;
   return /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 });
@@ -48,7 +48,7 @@ export function UrlVariable(schemes: readonly string[]): PropertyDecorator {
 
 /** A comma-separated list; empty items are dropped. */
 export function ListVariable(itemPattern?: RegExp, itemDescription?: string): PropertyDecorator {
-  const toList = Transform(({ value }) =>
+  const toList = Transform(({ value }: { value: unknown }) =>
     typeof value === 'string'
       ? value
           .split(',')
@@ -80,5 +80,80 @@ export function TextVariable(
     IsString({ message: options.expects ?? 'a text value' })(target, key);
     if (options.pattern)
       Matches(options.pattern, { message: options.expects ?? 'a valid value' })(target, key);
+  };
+}
+
+/**
+ * An IANA time zone this runtime knows (`UTC`, `Europe/Berlin`): `isTimeZone` of
+ * libs/domain's budgets.ts, restated here, since domain's specs build on this library.
+ */
+export function TimeZoneVariable(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isTimeZone',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'string' || value === '') return false;
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: value });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => 'an IANA time zone such as UTC or Europe/Berlin',
+    },
+  });
+}
+
+/** A variable only a test may set: refused when NODE_ENV is `production`. */
+export function TestOnlyVariable(): PropertyDecorator {
+  return (target, key) => {
+    IsOptional()(target, key);
+    ValidateBy({
+      name: 'isTestOnly',
+      validator: {
+        validate: (value: unknown, args) =>
+          typeof value === 'string' &&
+          (args?.object as { NODE_ENV?: string }).NODE_ENV !== 'production',
+        defaultMessage: () => 'unset in production (it is a test hook)',
+      },
+    })(target, key);
+  };
+}
+
+/**
+ * Regular expressions (JavaScript syntax), as a JSON array of strings: regexes hold commas,
+ * so a comma-separated list would not do. Each must compile.
+ */
+export function PatternListVariable(): PropertyDecorator {
+  const expects = 'a JSON array of regular expressions, e.g. ["acct-[0-9]{8}"]';
+  const toList = Transform(({ value }: { value: unknown }) => {
+    if (typeof value !== 'string') return value;
+    if (value.trim() === '') return [];
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      return value;
+    }
+  });
+  return (target, key) => {
+    toList(target, key);
+    ValidateBy({
+      name: 'isPatternList',
+      validator: {
+        validate: (value: unknown) =>
+          Array.isArray(value) &&
+          value.every((item) => {
+            if (typeof item !== 'string' || item === '') return false;
+            try {
+              new RegExp(item, 'g');
+              return true;
+            } catch {
+              return false;
+            }
+          }),
+        defaultMessage: () => expects,
+      },
+    })(target, key);
   };
 }

@@ -55,6 +55,9 @@ export function storableUsageRecord(record: UsageRecord): UsageRecord {
     errorCode: optionalText(record.errorCode) ?? null,
     clientIp: optionalText(record.clientIp) ?? null,
   };
+  if (record.requestedModel !== undefined) {
+    storable.requestedModel = storablePrefix(record.requestedModel, MAX_MODEL_LENGTH);
+  }
   if (record.promptText !== undefined) storable.promptText = storableText(record.promptText);
   if (record.completionText !== undefined) {
     storable.completionText = storableText(record.completionText);

@@ -1,6 +1,7 @@
 import { Global, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { type DatabaseOptions } from './database-options.js';
 import { PrismaService } from './prisma.service.js';
+import { ReportingDatabase } from './reporting-database.js';
 
 /** Readiness: the database answers a trivial query. */
 @Injectable()
@@ -21,9 +22,14 @@ export class DatabaseModule {
       module: DatabaseModule,
       providers: [
         { provide: PrismaService, useFactory: () => new PrismaService(options) },
+        {
+          provide: ReportingDatabase,
+          useFactory: (primary: PrismaService) => new ReportingDatabase(primary, options),
+          inject: [PrismaService],
+        },
         DatabaseReadiness,
       ],
-      exports: [PrismaService, DatabaseReadiness],
+      exports: [PrismaService, ReportingDatabase, DatabaseReadiness],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { type DatabaseOptions } from './database-options.js';
+import { createPgPool } from './pg-pool.js';
 import { PrismaClient } from './generated/prisma/client.js';
 
 /**
@@ -12,11 +13,9 @@ import { PrismaClient } from './generated/prisma/client.js';
 export class PrismaService extends PrismaClient implements OnApplicationShutdown {
   constructor(options: DatabaseOptions) {
     super({
-      adapter: new PrismaPg({
-        connectionString: options.url,
-        max: options.poolSize,
-        connectionTimeoutMillis: 5_000,
-      }),
+      // Prisma's driver adapter sends every statement unnamed, so behind PgBouncer only the
+      // pool's own concerns apply (createPgPool); the adapter ends it with the client.
+      adapter: new PrismaPg(createPgPool(options), { disposeExternalPool: true }),
     });
   }
 

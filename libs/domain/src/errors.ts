@@ -14,6 +14,11 @@ export interface OpenAIErrorBody {
 interface ErrorDefinition {
   status: number;
   type: string;
+  /**
+   * False where retrying cannot succeed: the answer then carries `x-should-retry: false`,
+   * which the openai and anthropic SDKs obey instead of retrying a 429 or 5xx on their own.
+   */
+  retryable?: false;
 }
 
 /** Errors of the OpenAI-compatible API (`/v1/*`): status and OpenAI error type per code. */
@@ -24,7 +29,9 @@ export const GATEWAY_ERRORS = {
   model_not_allowed: { status: 403, type: 'invalid_request_error' },
   model_not_priced: { status: 403, type: 'invalid_request_error' },
   ip_not_allowed: { status: 403, type: 'invalid_request_error' },
-  insufficient_quota: { status: 429, type: 'insufficient_quota' },
+  insufficient_quota: { status: 429, type: 'insufficient_quota', retryable: false },
+  /** A token, member, team or gateway budget is spent for this period: retry once it resets. */
+  budget_exceeded: { status: 429, type: 'insufficient_quota' },
   rate_limit_exceeded: { status: 429, type: 'requests' },
   invalid_json: { status: 400, type: 'invalid_request_error' },
   invalid_request: { status: 400, type: 'invalid_request_error' },
@@ -34,6 +41,10 @@ export const GATEWAY_ERRORS = {
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unknown_url: { status: 404, type: 'invalid_request_error' },
   model_not_found: { status: 404, type: 'invalid_request_error' },
+  /** A stored Response this token did not create, or whose record has expired. */
+  response_not_found: { status: 404, type: 'invalid_request_error' },
+  /** A stored Response whose channel or upstream key has since been removed. */
+  response_gone: { status: 410, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   no_available_channel: { status: 503, type: 'server_error' },
   upstream_error: { status: 502, type: 'upstream_error' },
@@ -52,6 +63,8 @@ export interface ApiErrorBody {
     message: string;
     /** Validation failures: each bad field and what is wrong with it. */
     fields?: { field: string; message: string }[];
+    /** Figures the client shows beside the message (a balance and a price, say). */
+    details?: Record<string, number | string>;
   };
 }
 
@@ -91,6 +104,15 @@ export const API_ERRORS = {
   model_cannot_see_images: 400,
   /** A reply stopped because the model kept calling tools (docs/tools.md). */
   tool_step_limit: 508,
+  /** Chat credits (docs/credits.md, "Errors"). */
+  insufficient_credits: 402,
+  code_not_redeemable: 400,
+  balance_below_zero: 409,
+  /** Team redemption codes (docs/teams.md, "Redemption codes"). */
+  code_used: 409,
+  code_expired: 410,
+  /** A team that still has tokens cannot be deleted. */
+  team_has_tokens: 409,
   /** Stored on a reply the browser stopped waiting for; never sent as a response. */
   request_cancelled: 499,
 } as const satisfies Record<string, number>;
@@ -100,12 +122,15 @@ export type ApiErrorCode = keyof typeof API_ERRORS;
 export interface ApiErrorOptions {
   /** Whole seconds after which the client may try again, sent as `Retry-After` (429, 503). */
   retryAfterSeconds?: number;
+  /** Sent as the body's `details`. */
+  details?: Record<string, number | string>;
 }
 
 /** Thrown by services; each app's exception filter turns it into the public error body. */
 export class ApiError extends Error {
   readonly status: number;
   readonly retryAfterSeconds?: number;
+  readonly details?: Record<string, number | string>;
   constructor(
     readonly code: ApiErrorCode,
     message: string,
@@ -116,6 +141,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.status = API_ERRORS[code];
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.details = options.details;
   }
 
   toBody(): ApiErrorBody {
@@ -124,9 +150,37 @@ export class ApiError extends Error {
         code: this.code,
         message: this.message,
         ...(this.fields ? { fields: this.fields } : {}),
+        ...(this.details ? { details: this.details } : {}),
       },
     };
   }
+}
+
+/** A rate limit the gateway itself enforced, told in OpenAI's `x-ratelimit-*` headers. */
+export interface RateLimitState {
+  /** Requests per minute allowed. */
+  limitRequests: number;
+  remainingRequests: number;
+  /** Milliseconds until a request is allowed again. */
+  resetMs: number;
+}
+
+export interface GatewayErrorOptions {
+  /** How long a retry should wait: sent as `Retry-After` (seconds) and `retry-after-ms`. */
+  retryAfterMs?: number;
+  rateLimit?: RateLimitState;
+}
+
+/** OpenAI's duration format of `x-ratelimit-reset-*`: `1s`, `6m0s`, `1h2m3s`, `250ms`. */
+export function rateLimitDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  const total = Math.ceil(ms / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
 }
 
 /** Thrown on the gateway's `/v1/*` path; rendered in OpenAI's error shape. */
@@ -137,11 +191,33 @@ export class GatewayError extends Error {
     readonly code: GatewayErrorCode,
     message: string,
     readonly param: string | null = null,
+    readonly options: GatewayErrorOptions = {},
   ) {
     super(message);
     this.name = 'GatewayError';
     this.status = GATEWAY_ERRORS[code].status;
     this.type = GATEWAY_ERRORS[code].type;
+  }
+
+  /**
+   * The headers a client's retry logic reads, whatever the body's shape: whether to retry
+   * at all, after how long, and the rate limit that refused it.
+   */
+  headers(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    const definition: ErrorDefinition = GATEWAY_ERRORS[this.code];
+    if (definition.retryable === false) headers['x-should-retry'] = 'false';
+    const { retryAfterMs, rateLimit } = this.options;
+    if (retryAfterMs !== undefined) {
+      headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
+      headers['retry-after-ms'] = String(Math.max(0, Math.ceil(retryAfterMs)));
+    }
+    if (rateLimit) {
+      headers['x-ratelimit-limit-requests'] = String(rateLimit.limitRequests);
+      headers['x-ratelimit-remaining-requests'] = String(rateLimit.remainingRequests);
+      headers['x-ratelimit-reset-requests'] = rateLimitDuration(rateLimit.resetMs);
+    }
+    return headers;
   }
 
   toBody(): OpenAIErrorBody {

@@ -8,15 +8,19 @@ export {
   ApiError,
   GATEWAY_ERRORS,
   GatewayError,
+  rateLimitDuration,
   type ApiErrorBody,
   type ApiErrorCode,
   type ApiErrorOptions,
   type GatewayErrorCode,
+  type GatewayErrorOptions,
   type OpenAIErrorBody,
+  type RateLimitState,
 } from './errors.js';
 export {
   allowedByList,
   compareSpecificity,
+  coveredByList,
   isModelName,
   isModelPattern,
   isWildcard,
@@ -32,3 +36,26 @@ export {
 } from './model-pattern.js';
 export { quotaSpent, quotaSpentSql, tokenStatusAfterEdit, type TokenStatusName } from './quota.js';
 export { PriceTable, type PriceEntry, type PriceMatch, type ResolvedPrice } from './prices.js';
+export {
+  applyMultiplier,
+  balanceAccount,
+  budgetAccount,
+  BUDGET_LEVELS,
+  BUDGET_PERIODS,
+  budgetSubject,
+  isTimeZone,
+  levelOfSubject,
+  LIFETIME_START,
+  parseBalanceAccount,
+  parseBudgetAccount,
+  periodEnd,
+  periodSpan,
+  periodStart,
+  softThresholdReached,
+  subjectsCovering,
+  UNIT_MULTIPLIER,
+  type BudgetLevelName,
+  type BudgetOwners,
+  type BudgetPeriodSpan,
+  type BudgetPeriodName,
+} from './budgets.js';

@@ -1,6 +1,7 @@
 import { linesMatching, query, sourceFiles } from '@switchyard/testing';
 import {
   compareSpecificity,
+  coveredByList,
   isModelName,
   isModelPattern,
   matchesModel,
@@ -85,6 +86,20 @@ describe('model pattern language', () => {
     expect(shuffled.sort(compareSpecificity)).toEqual(SPECIFICITY);
     expect(['*abc', 'abc*'].sort(compareSpecificity)).toEqual(['abc*', '*abc']);
     expect(['gpt-4*', 'gpt-3*'].sort(compareSpecificity)).toEqual(['gpt-3*', 'gpt-4*']);
+  });
+
+  it('says whether a list covers every model an entry names', () => {
+    const team = ['gpt-4o', 'claude-*', '*-mini'];
+    expect(coveredByList([], 'anything*')).toBe(true);
+    expect(coveredByList(team, 'gpt-4o')).toBe(true);
+    expect(coveredByList(team, 'claude-3-opus')).toBe(true);
+    expect(coveredByList(team, 'claude-3*')).toBe(true);
+    expect(coveredByList(team, 'o4-mini')).toBe(true);
+    expect(coveredByList(team, '*o4-mini')).toBe(true);
+    expect(coveredByList(team, 'gpt-4o*')).toBe(false);
+    expect(coveredByList(team, 'cl*')).toBe(false);
+    expect(coveredByList(team, '*mini')).toBe(false);
+    expect(coveredByList(team, 'gpt-4')).toBe(false);
   });
 
   it('picks the most specific matching entry', () => {

@@ -72,6 +72,27 @@ export function allowedByList(list: readonly string[], model: string): boolean {
   return list.length === 0 || list.some((entry) => matchesModel(entry, model));
 }
 
+/**
+ * True when every model `entry` matches is allowed by `list` (empty = every model): a
+ * member's token may name only models its team allows (docs/teams.md, "Member tokens").
+ * An exact entry is covered when the list allows that name; a `prefix*` by a list prefix
+ * it starts with; a `*suffix` by a list suffix it ends with.
+ */
+export function coveredByList(list: readonly string[], entry: string): boolean {
+  if (list.length === 0) return true;
+  const wanted = parseModelPattern(entry);
+  if (wanted.kind === 'exact') return allowedByList(list, wanted.literal);
+  return list.some((allowed) => {
+    const have = parseModelPattern(allowed);
+    return (
+      have.kind === wanted.kind &&
+      (wanted.kind === 'prefix'
+        ? wanted.literal.startsWith(have.literal)
+        : wanted.literal.endsWith(have.literal))
+    );
+  });
+}
+
 const KIND_RANK: Record<ModelPatternKind, number> = { exact: 0, prefix: 1, suffix: 2 };
 
 /**

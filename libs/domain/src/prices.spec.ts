@@ -40,3 +40,23 @@ describe('PriceTable', () => {
     expect(table.find('other')).toBeUndefined();
   });
 });
+
+describe('PriceTable.priceFor', () => {
+  const table = new PriceTable([
+    { model: 'listed', inputPrice: 1, outputPrice: 2 },
+    { model: 'real-*', inputPrice: 3, outputPrice: 4 },
+  ]);
+
+  it('prices the requested model first, whatever the upstream served', () => {
+    expect(table.priceFor('listed', 'real-1')).toMatchObject({ inputPrice: 1, entry: 'listed' });
+  });
+
+  it('falls back to the upstream model for a requested name the table does not list', () => {
+    expect(table.priceFor('alias', 'real-1')).toMatchObject({ inputPrice: 3, entry: 'real-*' });
+  });
+
+  it('finds nothing when neither name has a price', () => {
+    expect(table.priceFor('alias', null)).toBeUndefined();
+    expect(table.priceFor('alias', 'other')).toBeUndefined();
+  });
+});

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { pgPoolSettings } from '../pg-pool.js';
 
 // Applies `prisma/migrations` the way `prisma migrate deploy` does, without Prisma's
 // native engine (which cannot be downloaded here): the same advisory lock, the same
@@ -63,12 +64,26 @@ async function readLocalMigrations(directory: string): Promise<LocalMigration[]>
   );
 }
 
+/** A server going away mid-run fails the query in flight, not the process ('error'). */
+function directClient(databaseUrl: string): pg.Client {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  return client;
+}
+
 export async function applyMigrations(
   databaseUrl: string,
   directory: string,
 ): Promise<MigrationReport> {
+  if (pgPoolSettings(databaseUrl).pooler === 'pgbouncer') {
+    // The advisory lock below is a session's: PgBouncer in transaction pooling would take
+    // it on one server connection and run the migrations on others.
+    throw new MigrationError(
+      'migrations need a direct connection to Postgres, not one through PgBouncer (the URL has pgbouncer=true): give the migration its own DATABASE_URL to the server',
+    );
+  }
   const local = await readLocalMigrations(directory);
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = directClient(databaseUrl);
   await client.connect();
   try {
     // Two replicas starting together: the second waits here, then finds nothing to do.
@@ -147,7 +162,7 @@ async function applyOne(client: pg.Client, migration: LocalMigration): Promise<v
 
 /** Marks a failed migration as rolled back, as `prisma migrate resolve --rolled-back` does. */
 export async function markRolledBack(databaseUrl: string, name: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = directClient(databaseUrl);
   await client.connect();
   try {
     const result = await client.query(

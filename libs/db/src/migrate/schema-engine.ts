@@ -43,7 +43,7 @@ const require = createRequire(import.meta.url);
 
 interface LoadedEngine {
   engine: SchemaEngine;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function loadEngine(schema: string, databaseUrl: string): Promise<LoadedEngine> {

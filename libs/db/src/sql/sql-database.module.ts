@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import pg from 'pg';
 import { type DatabaseOptions } from '../database-options.js';
+import { createPgPool, pgPoolSettings } from '../pg-pool.js';
 
 // Plain SQL over a `pg` pool, where the Prisma client costs too much: the edge, which reads
 // a row or two and must stay small (the client and its query compiler cost it about 100 MB
@@ -53,24 +54,18 @@ export class SqlDatabaseModule {
       providers: [
         {
           provide: SQL_POOL,
-          useFactory: () => {
-            const pool = new pg.Pool({
-              connectionString: options.url,
-              max: options.poolSize,
-              connectionTimeoutMillis: 5_000,
-              // Set at connection, no round trip of its own: a statement stuck behind a lock
-              // fails after a minute (a settlement is then retried) instead of holding its
-              // connection and its batch for good.
-              statement_timeout: STATEMENT_TIMEOUT_MS,
-            });
-            // An idle client losing its server is reported here; the next query reconnects.
-            pool.on('error', () => undefined);
-            // A client checked out when its server goes (a restart, a pooler's restart) emits
-            // `error` with no pool listener attached: without one of its own, that would end
-            // the process. Its query fails on its own, and the caller discards the client.
-            pool.on('connect', (client) => client.on('error', () => undefined));
-            return pool;
-          },
+          useFactory: () =>
+            createPgPool(options, {
+              // Direct to Postgres, the bound is a startup parameter: no round trip of its
+              // own. PgBouncer refuses it there ("unsupported startup parameter"), and a
+              // session-level SET would leak to whichever client gets the server connection
+              // next; behind it, each transaction sets it with SET LOCAL instead
+              // (inSqlTransaction) and single statements take the role's default
+              // (docs/scaling.md, "PgBouncer").
+              ...(pgPoolSettings(options.url).pooler === 'direct'
+                ? { statement_timeout: STATEMENT_TIMEOUT_MS }
+                : {}),
+            }),
         },
         SqlReadiness,
         PoolCloser,

@@ -1,13 +1,14 @@
 import pg from 'pg';
-import { type SqlPool } from './sql-database.module.js';
+import { STATEMENT_TIMEOUT_MS, type SqlPool } from './sql-database.module.js';
 
 /** One connection of the pool, inside a transaction while `inSqlTransaction` runs. */
 export type SqlClient = pg.PoolClient;
 
 /**
  * Runs `work` in one transaction on one of the pool's connections: committed when `work`
- * resolves, rolled back when it throws (the error is rethrown). A connection that cannot
- * even roll back (reset, server gone) leaves the pool instead of serving the next caller.
+ * resolves, rolled back when it throws (the error is rethrown); every statement of it is
+ * bounded by STATEMENT_TIMEOUT_MS. A connection that cannot even roll back (reset, server
+ * gone) leaves the pool instead of serving the next caller.
  */
 export async function inSqlTransaction<T>(
   pool: SqlPool,
@@ -16,7 +17,10 @@ export async function inSqlTransaction<T>(
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
+    // In the BEGIN's own round trip (one simple query), and gone at COMMIT or ROLLBACK: the
+    // bound holds behind PgBouncer too, where the pool cannot set it at connection and a
+    // session SET would outlive the transaction on a server connection others then use.
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Team" ADD COLUMN     "debited" BIGINT NOT NULL DEFAULT 0;

@@ -232,8 +232,8 @@ describe('LoginThrottle (real Redis, a clock the test moves)', () => {
     });
     const raw = new Redis(url);
     try {
-      const keys = await raw.keys(`${prefix}:chat:login:*`);
-      expect(keys).toContain(`${prefix}:chat:login:account:${sha256Hex(name)}`);
+      const keys = await raw.keys(`${prefix}:chat:{login}:*`);
+      expect(keys).toContain(`${prefix}:chat:{login}:account:${sha256Hex(name)}`);
       expect(keys.join()).not.toContain(name);
     } finally {
       raw.disconnect();

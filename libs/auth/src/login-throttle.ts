@@ -1,6 +1,6 @@
 import { ApiError } from '@switchyard/contracts';
 import { sha256Hex } from '@switchyard/security';
-import { type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { commit, withRedis } from './redis-unavailable.js';
 
 // Failed sign-ins slow down the one who makes them, not the account they aim at
@@ -109,7 +109,7 @@ export class LoginThrottle {
   private readonly clock: () => number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly options: LoginThrottleOptions,
   ) {
     this.clock = options.clock ?? Date.now;
@@ -120,7 +120,7 @@ export class LoginThrottle {
   }
 
   private addressKey(address: string): string {
-    return `${this.options.namespace}:login:address:${address}`;
+    return `${this.options.namespace}:{login}:address:${address}`;
   }
 
   /**
@@ -168,13 +168,17 @@ export class LoginThrottle {
 }
 
 /** `LoginThrottle.unlock` for tools that know only the namespace (the admin CLI). */
-export async function unlockLogin(redis: Redis, namespace: string, account: string): Promise<void> {
+export async function unlockLogin(
+  redis: Redis | Cluster,
+  namespace: string,
+  account: string,
+): Promise<void> {
   await withRedis(SIGN_IN, () => commit(redis.multi().del(accountKey(namespace, account))));
 }
 
 /** Usernames are hashed, case-insensitively: the keys name nobody. */
 function accountKey(namespace: string, account: string): string {
-  return `${namespace}:login:account:${sha256Hex(account.toLowerCase())}`;
+  return `${namespace}:{login}:account:${sha256Hex(account.toLowerCase())}`;
 }
 
 function tooManyAttempts(waitMs: number): ApiError {

@@ -36,15 +36,9 @@ describe('withRedis', () => {
   });
 
   it('passes results and our own refusals through untouched', async () => {
-    expect(await withRedis('Counting', async () => 7)).toBe(7);
+    expect(await withRedis('Counting', () => Promise.resolve(7))).toBe(7);
     const refusal = new ApiError('too_many_attempts', 'wait', undefined, { retryAfterSeconds: 3 });
-    expect(
-      await failure(
-        withRedis('Counting', async () => {
-          throw refusal;
-        }),
-      ),
-    ).toBe(refusal);
+    expect(await failure(withRedis('Counting', () => Promise.reject(refusal)))).toBe(refusal);
   });
 
   it('turns an unreachable Redis into 503 service_unavailable, and logs why', async () => {

@@ -37,7 +37,7 @@ describe('SessionStore (real Redis)', () => {
 
   it('keeps only the hash of a token in its namespace, with the time to live', async () => {
     const issued = await store.issue(nextSubject());
-    const key = `admin:session:${sha256Hex(issued.token)}`;
+    const key = `admin:{sessions}:session:${sha256Hex(issued.token)}`;
     const ttl = await redis.ttl(key);
     expect(ttl).toBeGreaterThan(TTL - 60);
     expect(ttl).toBeLessThanOrEqual(TTL);
@@ -65,7 +65,7 @@ describe('SessionStore (real Redis)', () => {
     expect(await store.find(`${issued.token} `)).toBeNull();
     expect(await store.find(issued.token.slice(0, -1))).toBeNull();
     // A value written in another layout (an earlier release) is no session.
-    await redis.set(`admin:session:${sha256Hex(issued.token)}`, '{"adminId":1}');
+    await redis.set(`admin:{sessions}:session:${sha256Hex(issued.token)}`, '{"adminId":1}');
     expect(await store.find(issued.token)).toBeNull();
   });
 
@@ -113,7 +113,7 @@ describe('SessionStore (real Redis)', () => {
     const subject = nextSubject();
     const live = await store.issue(subject);
     const expired = await store.issue(subject);
-    await redis.del(`admin:session:${sha256Hex(expired.token)}`);
+    await redis.del(`admin:{sessions}:session:${sha256Hex(expired.token)}`);
     expect(await store.endAll(subject)).toBe(1);
     expect(await store.find(live.token)).toBeNull();
   });

@@ -1,5 +1,5 @@
 import { generateSessionToken, sha256Hex } from '@switchyard/security';
-import { type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { commit, withRedis } from './redis-unavailable.js';
 
 // Login sessions: an opaque `sess-…` token handed to the person signing in, kept in Redis
@@ -35,12 +35,12 @@ export class SessionStore {
   private readonly indexKey: (subject: number) => string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     options: SessionStoreOptions,
   ) {
     this.ttlSeconds = options.ttlSeconds;
-    this.sessionKey = (hash) => `${options.namespace}:session:${hash}`;
-    this.indexKey = (subject) => `${options.namespace}:user-sessions:${subject}`;
+    this.sessionKey = (hash) => `${options.namespace}:{sessions}:session:${hash}`;
+    this.indexKey = (subject) => `${options.namespace}:{sessions}:user-sessions:${subject}`;
   }
 
   async issue(subject: number): Promise<IssuedSession> {

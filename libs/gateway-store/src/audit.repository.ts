@@ -4,7 +4,19 @@ import { type Actor } from './actor.js';
 import { type Db } from './db.js';
 
 export interface AuditTarget {
-  type: 'admin' | 'channel' | 'channel_key' | 'token' | 'price' | 'session';
+  type:
+    | 'admin'
+    | 'channel'
+    | 'channel_key'
+    | 'token'
+    | 'price'
+    | 'model_fallback'
+    | 'session'
+    | 'team'
+    | 'request'
+    | 'budget'
+    | 'price_group'
+    | 'redemption_batch';
   id?: number | string | null;
 }
 

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditRepository } from './audit.repository.js';
+import { BudgetCounters } from './budget-counters.js';
+import { BalanceLedger } from './balance-ledger.js';
 import { ChannelStore } from './channel-store.js';
 import { ChannelsRepository } from './channels.repository.js';
 import { TokensRepository } from './tokens.repository.js';
@@ -11,7 +13,23 @@ import { UsageCounters } from './usage-counters.js';
  * caller's plain-SQL transaction (`@switchyard/db/sql`).
  */
 @Module({
-  providers: [AuditRepository, ChannelStore, ChannelsRepository, TokensRepository, UsageCounters],
-  exports: [AuditRepository, ChannelStore, ChannelsRepository, TokensRepository, UsageCounters],
+  providers: [
+    AuditRepository,
+    BudgetCounters,
+    BalanceLedger,
+    ChannelStore,
+    ChannelsRepository,
+    TokensRepository,
+    UsageCounters,
+  ],
+  exports: [
+    AuditRepository,
+    BudgetCounters,
+    BalanceLedger,
+    ChannelStore,
+    ChannelsRepository,
+    TokensRepository,
+    UsageCounters,
+  ],
 })
 export class GatewayStoreModule {}

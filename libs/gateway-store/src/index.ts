@@ -9,6 +9,17 @@ export {
   type AuditFilter,
   type AuditTarget,
 } from './audit.repository.js';
+export {
+  BudgetCounters,
+  type BalanceDebit,
+  type BudgetUse,
+  type CoveringBudget,
+  type PeriodSpend,
+  type SpendAddition,
+  type TeamDebited,
+  type TokenCover,
+} from './budget-counters.js';
+export { BalanceLedger, type BalanceChange, type BalanceResult } from './balance-ledger.js';
 export { ChannelStore, type StoredChannel, type StoredKey } from './channel-store.js';
 export {
   ChannelsRepository,

@@ -58,6 +58,22 @@ export class TokensRepository {
     return count === 1;
   }
 
+  /**
+   * Turns the token's request log on or off (docs/operations.md, "Request log"), locking the
+   * row so concurrent switches audit once each. Undefined when there is no such token.
+   */
+  async setRequestLog(
+    db: Db,
+    id: number,
+    enabled: boolean,
+  ): Promise<{ before: boolean; keyHash: string } | undefined> {
+    const [current] = await db.$queryRaw<{ requestLog: boolean; keyHash: string }[]>`
+      SELECT "requestLog", "keyHash" FROM "Token" WHERE id = ${id} FOR UPDATE`;
+    if (!current) return undefined;
+    await db.token.update({ where: { id }, data: { requestLog: enabled } });
+    return { before: current.requestLog, keyHash: current.keyHash };
+  }
+
   async delete(db: Db, id: number): Promise<void> {
     await db.token.delete({ where: { id } });
   }

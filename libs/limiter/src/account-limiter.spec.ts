@@ -1,13 +1,9 @@
-import { once } from 'node:events';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
-import { Redis } from 'ioredis';
-import { clearRedisNamespace, testRedisPrefix, waitFor } from '@switchyard/testing';
+import { SpecRedis, waitFor } from '@switchyard/testing';
 import { AccountLimiter, type AccountLease, type AccountLimits } from './account-limiter.js';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('AccountLimiter (real Redis)', () => {
-  const prefix = testRedisPrefix();
+  const spec = new SpecRedis(createRedisClient);
   let redis: RedisClient;
   let other: RedisClient;
   let limiter: AccountLimiter;
@@ -15,23 +11,11 @@ describe('AccountLimiter (real Redis)', () => {
   const nextId = () => `req-${(requestCounter += 1)}`;
 
   beforeAll(async () => {
-    redis = createRedisClient({ url, prefix });
-    other = createRedisClient({ url, prefix });
-    // The clients refuse commands until connected (no offline queue): wait for it, however
-    // long a loaded machine takes.
-    await Promise.all(
-      [redis, other].map((client) =>
-        client.status === 'ready' ? undefined : once(client, 'ready'),
-      ),
-    );
+    [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
     limiter = new AccountLimiter(redis);
   });
 
-  afterAll(async () => {
-    await clearRedisNamespace(url, prefix);
-    redis.disconnect();
-    other.disconnect();
-  });
+  afterAll(() => spec.close());
 
   const account = (keyId: number, limits: Partial<AccountLimits>): AccountLimits => ({
     keyId,
@@ -164,13 +148,13 @@ describe('AccountLimiter (real Redis)', () => {
 
   describe('allowances (blocks taken ahead of demand)', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const logSize = (keyId: number) => redis.zcard(`lim:k:${keyId}:rpm`);
+    const logSize = (keyId: number) => redis.zcard(`{lim}:k:${keyId}:rpm`);
     const tokensCharged = async (keyId: number) =>
-      Object.values(await redis.hgetall(`lim:k:${keyId}:tpm`)).reduce(
+      Object.values(await redis.hgetall(`{lim}:k:${keyId}:tpm`)).reduce(
         (sum, value) => sum + Number(value),
         0,
       );
-    const slotsTaken = (keyId: number) => redis.zcard(`lim:k:${keyId}:conc`);
+    const slotsTaken = (keyId: number) => redis.zcard(`{lim}:k:${keyId}:conc`);
 
     it('takes blocks up to the room and never beyond, and spends most requests locally', async () => {
       // 160 a minute: an edge may hold 10 spare entries (a sixteenth).
@@ -217,13 +201,13 @@ describe('AccountLimiter (real Redis)', () => {
       // Held ahead of demand: more entries and tokens than the 50 requests used.
       expect(await logSize(102)).toBeGreaterThan(50);
       expect(await tokensCharged(102)).toBeGreaterThan(5_000);
-      expect(await redis.zcard(`lim:t:${token.id}:rpm`)).toBeGreaterThan(50);
+      expect(await redis.zcard(`{lim}:t:${token.id}:rpm`)).toBeGreaterThan(50);
       // Once the block's 300 ms are over, the sweep sees it and the batch goes.
       await waitFor(async () => (await logSize(102)) === 50, { what: 'the unspent entries back' });
       await waitFor(async () => (await tokensCharged(102)) === 5_000, {
         what: 'the unspent tokens back',
       });
-      await waitFor(async () => (await redis.zcard(`lim:t:${token.id}:rpm`)) === 50, {
+      await waitFor(async () => (await redis.zcard(`{lim}:t:${token.id}:rpm`)) === 50, {
         what: "the token's unspent entries back",
       });
       await limiter.close();
@@ -367,10 +351,7 @@ describe('AccountLimiter (real Redis)', () => {
   });
 
   it('keeps its keys inside the namespace', async () => {
-    const raw = new Redis(url);
-    const inside = await raw.keys(`${prefix}:lim:*`);
-    const outside = await raw.keys('lim:*');
-    raw.disconnect();
+    const { inside, outside } = await spec.keys('{lim}:*');
     expect(inside.length).toBeGreaterThan(0);
     expect(outside).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import {
   Allowance,
   DEFAULT_VALIDITY_MS,
@@ -201,11 +201,16 @@ type ScriptCommand<R> = (numberOfKeys: number, ...keysAndArgs: (string | number)
 /** index (-1 token limited, -2 none with room), retry after, then the units granted. */
 type AcquireReply = [number, number, number, number, number, number];
 
+/**
+ * One hash tag for every limiter key: a script takes a token's key and several candidate
+ * accounts' at once, so on a Redis Cluster they must all be on one slot (and so on one
+ * node: docs/scaling.md, "Redis").
+ */
 const keyFor = {
-  token: (tokenId: number) => `lim:t:${tokenId}:rpm`,
-  rpm: (keyId: number) => `lim:k:${keyId}:rpm`,
-  tpm: (keyId: number) => `lim:k:${keyId}:tpm`,
-  concurrency: (keyId: number) => `lim:k:${keyId}:conc`,
+  token: (tokenId: number) => `{lim}:t:${tokenId}:rpm`,
+  rpm: (keyId: number) => `{lim}:k:${keyId}:rpm`,
+  tpm: (keyId: number) => `{lim}:k:${keyId}:tpm`,
+  concurrency: (keyId: number) => `{lim}:k:${keyId}:conc`,
 };
 
 /** An account taken without asking Redis: one without limits, or one whose allowance had room. */
@@ -234,7 +239,7 @@ export class AccountLimiter {
 
   /** @param redis a client whose key prefix is the installation's namespace */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     options: LimiterOptions = {},
   ) {
     this.leaseMs = options.leaseMs ?? 15 * 60_000;

@@ -7,3 +7,4 @@ export {
   type AcquireResult,
   type LimiterOptions,
 } from './account-limiter.js';
+export { FailureLimiter, type FailureAttempt, type FailureCount } from './failure-limiter.js';

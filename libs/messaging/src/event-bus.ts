@@ -52,7 +52,7 @@ export class EventBus {
           },
           error: (error: unknown) => {
             this.pending.delete(cancel);
-            reject(error as Error);
+            reject(error instanceof Error ? error : new Error(String(error)));
           },
           complete: () => {
             this.pending.delete(cancel);

@@ -7,16 +7,27 @@ import {
   type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { type ConnectionOptions } from 'bullmq';
+import { type RedisOptions } from 'ioredis';
+import {
+  createIoRedis,
+  queuePrefixFor,
+  type AnyRedis,
+  type RedisConnectionOptions,
+} from './redis-connection.js';
 import { BUS_CLIENT, EventBus } from './event-bus.js';
 import { inNamespace } from './namespace.js';
-import { NamespacedRedisClient, type BusConnection } from './transport.js';
+import { NamespacedRedisClient, redisOf, type BusConnection } from './transport.js';
 
 export const REDIS = Symbol('REDIS');
 const CONNECTION = Symbol('BUS_CONNECTION');
 
-/** A Redis client for keys: every key it touches is in the installation's namespace. */
-export type RedisClient = Redis;
+/**
+ * A Redis client for keys: every key it touches is in the installation's namespace. A
+ * cluster client in cluster mode: a script's or a transaction's keys then share one hash
+ * tag (docs/scaling.md, "Redis").
+ */
+export type RedisClient = AnyRedis;
 
 /** Readiness: Redis answers PING. */
 @Injectable()
@@ -31,16 +42,61 @@ export class RedisReadiness {
 
 /** Where BullMQ queues of this installation live; BullMQ keeps its own connections. */
 @Injectable()
-export class QueueConnection {
+export class QueueConnection implements OnApplicationShutdown {
+  /** Cluster clients handed to BullMQ, which does not close a connection it was given. */
+  private readonly clusters: AnyRedis[] = [];
+
   constructor(@Inject(CONNECTION) private readonly connection: BusConnection) {}
 
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(
+      this.clusters.map((client) => client.quit().catch(() => client.disconnect())),
+    );
+  }
+
+  /** REDIS_URL as given (for messages; connect with `connectionOptions` or `createClient`). */
   get url(): string {
     return this.connection.url;
   }
 
-  /** BullMQ's key prefix: the namespace, so queues of two installations never meet. */
+  get redis(): RedisConnectionOptions {
+    return redisOf(this.connection);
+  }
+
+  /**
+   * BullMQ's key prefix: the namespace, so queues of two installations never meet; in a
+   * cluster, a hash tag too, so that every key of a queue is on one slot.
+   */
   get prefix(): string {
-    return inNamespace(this.connection.prefix, 'bull');
+    return queuePrefixFor(this.redis, inNamespace(this.connection.prefix, 'bull'));
+  }
+
+  /**
+   * BullMQ's `connection`: options from which it opens (and closes) its own clients, one
+   * server or Sentinel's master; in a cluster, a cluster client, which BullMQ duplicates for
+   * its blocking connections and the caller closes. BullMQ's workers need
+   * `maxRetriesPerRequest: null`: BullMQ sets it on the clients it opens, and it is the
+   * cluster client's default here.
+   */
+  connectionOptions(options: RedisOptions = {}): ConnectionOptions {
+    const redis = this.redis;
+    switch (redis.mode) {
+      case 'standalone':
+        return { ...options, url: redis.url } as ConnectionOptions;
+      case 'sentinel':
+        // BullMQ types ioredis's options with its own copy of them: the same fields.
+        return { ...redis.options, ...options } as ConnectionOptions;
+      case 'cluster': {
+        const client = createIoRedis(redis, { maxRetriesPerRequest: null, ...options });
+        this.clusters.push(client);
+        return client;
+      }
+    }
+  }
+
+  /** A client of its own for the queue's keys (no key prefix: BullMQ adds its own). */
+  createClient(options: RedisOptions = {}): AnyRedis {
+    return createIoRedis(this.redis, options);
   }
 }
 
@@ -65,7 +121,7 @@ class ConnectionCloser implements OnApplicationShutdown {
 const logger = new Logger('Redis');
 
 export function createRedisClient(connection: BusConnection): RedisClient {
-  const client = new Redis(connection.url, {
+  const client = createIoRedis(redisOf(connection), {
     keyPrefix: inNamespace(connection.prefix, ''),
     // Fail fast while Redis is away; callers decide what to do (spool, 503, retry).
     enableOfflineQueue: false,

@@ -167,7 +167,7 @@ describe('messaging over Redis', () => {
       lonely.bus.publish(Events.TokenChanged, { tokenId: 1, keyHash: 'k', action: 'deleted' }),
     ).rejects.toThrow(/not sent, the service is shutting down/);
     // Jest's open-handle check (and a process that must exit) would hang on a leaked pair.
-    const client = lonely.context.get(BUS_CLIENT) as { pubClient: unknown; subClient: unknown };
+    const client = lonely.context.get<{ pubClient: unknown; subClient: unknown }>(BUS_CLIENT);
     expect([client.pubClient, client.subClient]).toEqual([null, null]);
   });
 

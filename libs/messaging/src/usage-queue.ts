@@ -5,11 +5,15 @@ import {
   USAGE_BATCH_MAX_RECORDS,
   USAGE_JOB_NAME,
   USAGE_JOB_OPTIONS,
+  type JobName,
   type QueueJobOptions,
   type UsageBatch,
   type UsageRecord,
 } from '@switchyard/contracts';
 import { Queue, type ConnectionOptions, type Job, type RedisOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { QueueConnection } from './messaging.module.js';
+import { type QueuedJob } from './typed-queue.js';
 
 // The `usage` queue as every producer opens it (the edge, metering's dead-letter tool and
 // its set-aside records, the specs and benchmarks): one name, one prefix rule, one job
@@ -30,17 +34,41 @@ export interface SingleRecordJob {
 
 const BATCH_ID = /^batch-(\d+)-[0-9a-f]{32}$/;
 
-export class UsageQueue extends Queue<UsageRecord | UsageBatch> {
+type UsageJob = QueuedJob<typeof Queues.Usage>;
+
+/** The `usage` queue; its jobs are added as `QueuedJob`s, each name with its own data. */
+export class UsageQueue extends Queue<
+  UsageRecord | UsageBatch,
+  unknown,
+  JobName<typeof Queues.Usage>
+> {
   constructor(options: UsageQueueOptions) {
     super(Queues.Usage, { connection: options.connection, prefix: options.prefix });
   }
 
-  /** Opens the queue on a `QueueConnection` (its URL and prefix), with extra client options. */
+  /**
+   * Opens the queue on a `QueueConnection` (or a plain `{ url, prefix }`), with extra client
+   * options. A cluster client made for it is the queue's own: closed with it.
+   */
   static open(
-    queues: { url: string; prefix: string },
+    queues: QueueConnection | { url: string; prefix: string },
     client: Omit<RedisOptions, 'url'> = {},
   ): UsageQueue {
-    return new UsageQueue({ connection: { ...client, url: queues.url }, prefix: queues.prefix });
+    if (!(queues instanceof QueueConnection)) {
+      return new UsageQueue({ connection: { ...client, url: queues.url }, prefix: queues.prefix });
+    }
+    const connection = queues.connectionOptions(client);
+    const queue = new UsageQueue({ connection, prefix: queues.prefix });
+    if (connection instanceof Cluster) queue.owned = connection;
+    return queue;
+  }
+
+  /** A connection made for this queue alone, closed with it. */
+  private owned: Cluster | undefined;
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.owned?.quit().catch(() => this.owned?.disconnect());
   }
 
   /**
@@ -67,7 +95,7 @@ export class UsageQueue extends Queue<UsageRecord | UsageBatch> {
   }
 
   /** The records a job holds as stored, not validated: a batch's, or the one of a job of one. */
-  static recordsOf(job: Job<UsageRecord | UsageBatch>): UsageRecord[] {
+  static recordsOf(job: Job<unknown>): UsageRecord[] {
     if (job.name !== USAGE_BATCH_JOB_NAME) return [job.data as UsageRecord];
     const { records } = job.data as Partial<UsageBatch>;
     return Array.isArray(records) ? records : [];
@@ -89,8 +117,12 @@ export class UsageQueue extends Queue<UsageRecord | UsageBatch> {
       );
     }
     const jobId = UsageQueue.batchJobId(records);
-    const data: UsageBatch = { records: [...records] };
-    await this.add(USAGE_BATCH_JOB_NAME, data, { ...USAGE_JOB_OPTIONS, ...options, jobId });
+    const job: UsageJob = {
+      name: USAGE_BATCH_JOB_NAME,
+      data: { records: [...records] },
+      opts: { ...USAGE_JOB_OPTIONS, ...options, jobId },
+    };
+    await this.add(job.name, job.data, job.opts);
     return jobId;
   }
 
@@ -104,8 +136,9 @@ export class UsageQueue extends Queue<UsageRecord | UsageBatch> {
     options: Partial<QueueJobOptions> = {},
   ): Promise<void> {
     await this.addBulk(
-      jobs.map(({ jobId, data }) => ({
+      jobs.map(({ jobId, data }): UsageJob => ({
         name: USAGE_JOB_NAME,
+        // As the batch held it: an invalid record is queued to be dead-lettered alone.
         data: data as UsageRecord,
         opts: { ...USAGE_JOB_OPTIONS, ...options, jobId },
       })),

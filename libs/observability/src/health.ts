@@ -2,7 +2,6 @@ import {
   Controller,
   Get,
   HttpStatus,
-  Inject,
   Injectable,
   Module,
   Res,
@@ -10,6 +9,7 @@ import {
   type DynamicModule,
   type Type,
 } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
 
 /** A dependency the service cannot work without; `check` rejects when it is unreachable. */
 export interface ReadinessCheck {
@@ -29,7 +29,33 @@ export interface ReadinessReport {
 export class HealthService implements BeforeApplicationShutdown {
   private shuttingDown = false;
 
-  constructor(@Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[]) {}
+  constructor(
+    private readonly checks: ReadinessCheck[],
+    registry?: Registry,
+  ) {
+    if (registry) this.exportDependencies(registry);
+  }
+
+  /**
+   * `dependency_up{dependency}`: 1 while a dependency answers its readiness check, read at
+   * each scrape, so an alert can name what a service cannot reach (docs/operations.md,
+   * "Alerts").
+   */
+  private exportDependencies(registry: Registry): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const health = this;
+    new Gauge({
+      name: 'dependency_up',
+      help: '1 while the service reaches the dependency (Postgres, Redis), 0 while it does not.',
+      labelNames: ['dependency'],
+      registers: [registry],
+      async collect() {
+        const report = await health.readiness();
+        for (const [dependency, result] of Object.entries(report.checks))
+          this.set({ dependency }, result.status === 'ok' ? 1 : 0);
+      },
+    });
+  }
 
   beforeApplicationShutdown(): void {
     // Stop receiving new traffic before the server drains what it has.
@@ -55,7 +81,7 @@ export class HealthService implements BeforeApplicationShutdown {
         }
       }),
     );
-    const checks = Object.fromEntries(results);
+    const checks = Object.fromEntries<ReadinessReport['checks'][string]>(results);
     const ready = !this.shuttingDown && results.every(([, result]) => result.status === 'ok');
     return { status: ready ? 'ok' : 'unavailable', checks };
   }
@@ -101,7 +127,12 @@ export class HealthModule {
       module: HealthModule,
       controllers: [HealthController],
       providers: [
-        HealthService,
+        {
+          provide: HealthService,
+          useFactory: (instances: ReadinessCheck[], registry?: Registry) =>
+            new HealthService(instances, registry),
+          inject: [READINESS_CHECKS, { token: Registry, optional: true }],
+        },
         {
           provide: READINESS_CHECKS,
           useFactory: (...instances: ReadinessCheck[]) => instances,

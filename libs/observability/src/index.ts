@@ -14,6 +14,7 @@ export {
   METRICS_CONTENT_TYPE,
   MetricsModule,
   Registry,
+  readWithin,
   serviceRegistry,
 } from './metrics.js';
 export {
@@ -30,3 +31,21 @@ export {
   currentRequestId,
   runWithRequestId,
 } from './request-context.js';
+export {
+  TRACE_ID_HEADER,
+  addActiveSpanEvent,
+  captureTrace,
+  currentTraceId,
+  currentTraceparent,
+  inLinkedSpan,
+  injectTraceContext,
+  linkTo,
+  linkToCaptured,
+  recordFinishedSpan,
+  setActiveSpanAttributes,
+  startConsumerSpan,
+  tracingActive,
+  type CapturedTrace,
+  type StartedSpan,
+  type TraceCarrier,
+} from './trace-context.js';

@@ -122,3 +122,15 @@ export class MetricsModule {
     };
   }
 }
+
+/**
+ * Bounds a read a scrape waits for (a gauge filled from Postgres or Redis when collected):
+ * past `ms` it rejects, and the gauge answers with the last values it read.
+ */
+export function readWithin<T>(work: Promise<T>, ms: number, source: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from ${source} within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -59,6 +59,8 @@ describe('maskCredentials', () => {
     ['Authorization: Bearer abc.def.ghi', 'Bearer [redacted]'],
     ['Authorization: Basic dXNlcjpwYXNzd29yZA==', 'Basic [redacted]'],
     ['{"x-api-key":"plainvalue"}', '"x-api-key":"[redacted]"'],
+    // JSON inside a JSON string (a prompt in a logged body): the escaping stays valid.
+    ['{"content":"my \\"api_key\\": \\"plainvalue\\""}', '\\"api_key\\": \\"[redacted]\\"'],
     ['GET /v1beta/models?key=AIzaSyA-example-value', '?key=[redacted]'],
     ['key AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI', 'AIza[redacted]'],
     ['secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY here', `secret ${REDACTED} here`],

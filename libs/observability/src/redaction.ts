@@ -21,9 +21,11 @@ const CREDENTIAL_PATTERNS: [RegExp, Replacer][] = [
     (match, scheme, value) => (/[0-9+/=]/.test(value) ? `${scheme}${REDACTED}` : match),
   ],
   // A credential named as a header, a JSON field or a query parameter: `x-api-key: …`,
-  // `"api_key":"…"`, Gemini's `?key=…`.
+  // `"api_key":"…"`, Gemini's `?key=…`; also JSON quoted inside a JSON string
+  // (`\"api_key\": \"…\"`, as a prompt in a logged request body holds it), whose
+  // escaping backslash is left in place.
   [
-    /\b((?:x-)?(?:api[-_]?key|goog-api-key|auth[-_]?token|access[-_]?token|secret[-_]?access[-_]?key|session[-_]?token|password)"?\s*[:=]\s*"?)[^\s"',;&]+/gi,
+    /\b((?:x-)?(?:api[-_]?key|goog-api-key|auth[-_]?token|access[-_]?token|secret[-_]?access[-_]?key|session[-_]?token|password)\\?"?\s*[:=]\s*\\?"?)[^\s"'\\,;&]+/gi,
     (_m, name) => `${name}${REDACTED}`,
   ],
   [/([?&]key=)[^\s"',;&]+/g, (_m, name) => `${name}${REDACTED}`],

@@ -45,6 +45,11 @@ export interface AnswerContext {
   created: number;
   /** Embeddings: the client asked for `encoding_format: base64`. */
   base64?: boolean;
+  /**
+   * The prompt's tokens as the edge estimates them, for a converted stream that must say
+   * them before the upstream counts (Anthropic's `message_start`).
+   */
+  inputTokensEstimate?: number;
 }
 
 export interface TranslatedAnswer {
@@ -75,6 +80,11 @@ export interface StreamTranslator {
    * (a Responses stream numbers its events); absent where the edge's default fits.
    */
   interrupt?(reason: string): string;
+  /**
+   * The media type of what it writes, where that is not the upstream's: a Gemini stream
+   * without `alt=sse` is one JSON array, whatever the upstream streamed.
+   */
+  readonly contentType?: string;
 }
 
 /** Embeddings for a provider that has them: OpenAI's request in, OpenAI's list out. */

@@ -1,16 +1,26 @@
-import { GatewayError, type ChannelProvider } from '@switchyard/contracts';
-import type { ChatAdapter } from './adapter.js';
 export { outboundHeaders } from './adapter.js';
+export { chatAdapterFor } from './adapters.js';
+export {
+  ChannelClient,
+  ChannelUnreachable,
+  readAtMost,
+  upstreamTarget,
+  type ChannelCall,
+  type ChannelClientOptions,
+  type ChannelResponse,
+} from './channel-client.js';
+export {
+  chatPing,
+  chatRequestFor,
+  type ChannelChat,
+  type ChannelChatTarget,
+} from './channel-chat.js';
 export {
   awsCredentials,
   isAwsKeyPair,
   regionOf,
   signatureHeaders,
 } from './bedrock/bedrock-credentials.js';
-import { anthropicAdapter } from './anthropic/anthropic.adapter.js';
-import { azureAdapter } from './azure/azure.adapter.js';
-import { bedrockAdapter } from './bedrock/bedrock.adapter.js';
-import { geminiAdapter } from './gemini/gemini.adapter.js';
 
 export type {
   AnswerContext,
@@ -34,6 +44,24 @@ export {
   messagesErrorEvent,
   messagesPassthroughUsage,
 } from './messages/messages-answer.js';
+export {
+  ChatToGeminiStream,
+  GeminiFraming,
+  GeminiStreamRelay,
+  chatAnswerToGemini,
+  chatErrorToGeminiError,
+  embeddingsToGemini,
+  geminiErrorBody,
+  geminiPassthroughUsage,
+  geminiStatusName,
+  geminiUpstreamError,
+} from './gemini/front-answer.js';
+export {
+  geminiInputText,
+  geminiToChatRequest,
+  geminiToEmbeddingsRequest,
+  jsonSchemaOf,
+} from './gemini/front-request.js';
 export { messagesToChatRequest } from './messages/messages-request.js';
 export {
   ChatToResponsesStream,
@@ -53,26 +81,3 @@ export {
   responsesInputTexts,
   type InputTextsApi,
 } from './input-texts.js';
-
-const ADAPTERS: Partial<Record<ChannelProvider, ChatAdapter>> = {
-  anthropic: anthropicAdapter,
-  azure: azureAdapter,
-  bedrock: bedrockAdapter,
-  gemini: geminiAdapter,
-};
-
-/**
- * The adapter that converts chat completions for a provider; null for `openai`, whose
- * channels get the client's bytes as sent. A provider without an adapter yet is a 400.
- */
-export function chatAdapterFor(provider: ChannelProvider): ChatAdapter | null {
-  if (provider === 'openai') return null;
-  const adapter = ADAPTERS[provider];
-  if (!adapter)
-    throw new GatewayError(
-      'invalid_request',
-      `The model is served here by a ${provider} channel, which this gateway cannot convert requests for yet.`,
-      'model',
-    );
-  return adapter;
-}

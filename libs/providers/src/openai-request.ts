@@ -36,7 +36,10 @@ export function imageUrlOf(part: unknown, param: string): string {
 export function textOf(content: ChatMessage['content']): string {
   if (typeof content === 'string') return content;
   return (content ?? [])
-    .map((part) => (part.type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
+    .map((part) => {
+      const text = part.type === 'text' ? (part as { text?: unknown }).text : undefined;
+      return typeof text === 'string' ? text : '';
+    })
     .join('');
 }
 

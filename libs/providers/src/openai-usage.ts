@@ -1,5 +1,13 @@
 import type { ReportedUsage } from '@switchyard/contracts';
 
+/** OpenAI's usage object as an answer or a stream's last chunk carries it. */
+export interface OpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
 /**
  * OpenAI's usage object. `reasoningTokens` (already part of the completion tokens) is
  * reported when the provider counts thinking apart.

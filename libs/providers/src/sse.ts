@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { type OpenAIUsage } from './openai-usage.js';
 
 /** Decodes an event stream fed in arbitrary byte chunks (a UTF-8 character may be split). */
 export class EventStreamDecoder {
@@ -27,6 +28,26 @@ export class EventStreamDecoder {
 }
 
 /** What reads an OpenAI chat completion stream, chunk by chunk, into events of its own. */
+/** An OpenAI chat stream chunk, as the translators to other APIs' streams read it. */
+export interface ChatStreamChunk {
+  id?: string;
+  model?: string;
+  choices?: {
+    delta?: {
+      content?: string | null;
+      refusal?: string | null;
+      tool_calls?: {
+        index?: number;
+        id?: string;
+        function?: { name?: string; arguments?: string };
+      }[];
+    };
+    finish_reason?: string | null;
+  }[];
+  usage?: OpenAIUsage | null;
+  error?: { message?: string };
+}
+
 export interface ChatChunkReader<T> {
   /** True once the reader wants nothing more (it failed, or it stopped): the rest is dropped. */
   finished(): boolean;

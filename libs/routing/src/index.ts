@@ -4,4 +4,3 @@ export {
   type Candidate,
   type CandidateQuery,
 } from './routing-table.js';
-export { upstreamTarget } from './upstream-target.js';

@@ -101,6 +101,21 @@ describe('RoutingTable', () => {
     expect(candidate?.upstreamModel).toBe('gpt-4o-2024-08-06');
   });
 
+  it("lists the names the group's channels send upstream for a model, once each", () => {
+    const routes = table(
+      channel(1, { modelMapping: { 'gpt-4o': 'gpt-4o-2024-08-06' } }),
+      channel(2),
+      channel(3),
+      channel(4, { groups: ['vip'], modelMapping: { 'gpt-4o': 'vip-4o' } }),
+    );
+    expect(routes.upstreamModels('gpt-4o', 'default').sort()).toEqual([
+      'gpt-4o',
+      'gpt-4o-2024-08-06',
+    ]);
+    expect(routes.upstreamModels('gpt-4o', 'vip')).toEqual(['vip-4o']);
+    expect(routes.upstreamModels('other', 'default')).toEqual([]);
+  });
+
   it('skips excluded channels and keys and accounts that are cooling down', () => {
     const routes = table(
       channel(1, { priority: 1, keys: [key(11), key(12, 5_000), key(13, 500)] }),

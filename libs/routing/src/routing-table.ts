@@ -96,6 +96,18 @@ export class RoutingTable {
     return models.sort();
   }
 
+  /**
+   * The names the channels serving the model for the group would send upstream, after
+   * their mappings: what a request may be billed as when its own name has no price.
+   */
+  upstreamModels(model: string, group: string): string[] {
+    const names = new Set<string>();
+    for (const { channel, groups } of this.channelsFor(model)) {
+      if (groups.has(group)) names.add(channel.modelMapping[model] ?? model);
+    }
+    return [...names];
+  }
+
   /** Candidates in the order the policy tries them; lazily, since pools can be large. */
   *candidates(query: CandidateQuery): Generator<Candidate> {
     const random = query.random ?? Math.random;

@@ -7,3 +7,9 @@ export {
   lastFour,
   sha256Hex,
 } from './tokens.js';
+export {
+  verifyWebhookSignature,
+  WEBHOOK_SIGNATURE_HEADER,
+  webhookSignature,
+} from './webhook-signature.js';
+export { generateRedemptionCode, normaliseRedemptionCode } from './redemption-codes.js';

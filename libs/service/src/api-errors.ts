@@ -32,7 +32,12 @@ const STATUS_CODES: Record<number, ApiErrorCode> = {
 
 /** A request the framework refused before any handler ran, in words a client can act on. */
 export interface RefusedRequest {
-  kind: 'invalid_json' | 'payload_too_large' | 'unsupported_media_type' | 'not_found';
+  kind:
+    | 'invalid_json'
+    | 'payload_too_large'
+    | 'unsupported_media_type'
+    | 'not_found'
+    | 'validation_failed';
   status: number;
   message: string;
 }
@@ -69,6 +74,12 @@ export function refusedRequest(exception: unknown): RefusedRequest | null {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { kind: 'invalid_json', status: 400, message: 'The request body is not valid JSON' };
+    case 'FST_ERR_BAD_URL':
+      return {
+        kind: 'validation_failed',
+        status: 400,
+        message: 'The request URL is not valid: a percent-encoded part of it does not decode',
+      };
   }
   if (exception instanceof SyntaxError) {
     return {

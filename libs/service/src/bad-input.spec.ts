@@ -206,6 +206,16 @@ describe('bad input to a service built by createService', () => {
     await request(app.getHttpServer()).get('/widgets?q=fine').expect(200);
   });
 
+  it('refuses a URL whose percent-encoding does not decode, in the API shape', async () => {
+    const answer = await request(app.getHttpServer()).get('/widgets/%zz').expect(400);
+    expect(answer.body).toEqual({
+      error: {
+        code: 'validation_failed',
+        message: 'The request URL is not valid: a percent-encoded part of it does not decode',
+      },
+    });
+  });
+
   it('refuses a query parameter the DTO does not declare, as unknown', async () => {
     const answer = await request(app.getHttpServer()).get('/widgets?other=1').expect(400);
     expect(fieldsOf(answer.body as ErrorBody)).toEqual(['other']);

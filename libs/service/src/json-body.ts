@@ -225,7 +225,7 @@ export function parseSaneJson(body: Buffer): unknown {
 export function parseJsonBodies(app: NestFastifyApplication, bodyLimit: number): void {
   app.useBodyParser('application/json', { bodyLimit }, (_request, body, done) => {
     try {
-      done(null, parseSaneJson(body as Buffer));
+      done(null, parseSaneJson(body));
     } catch (error) {
       done(error as Error, undefined);
     }

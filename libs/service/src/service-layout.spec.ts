@@ -16,9 +16,15 @@ const read = (file: string) => readFileSync(path.join(repositoryRoot, file), 'ut
 const camel = (app: string) => app.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
 
 /** The whole of a main.ts. */
+// Tracing starts first, and the app is imported after it: its instrumentations patch
+// modules as they load (docs/operations.md, "Traces").
 const mainOf = (app: string) =>
-  `import { startService } from '@switchyard/service';\n` +
-  `import { ${camel(app)}Definition } from './${app}.definition.js';\n\n` +
+  `import { startTracing } from '@switchyard/observability/tracing';\n\n` +
+  `// Tracing starts before the app is imported: its instrumentations patch http, ioredis and\n` +
+  `// pg as they load (docs/operations.md, "Traces"). Without an OTLP endpoint it does nothing.\n` +
+  `await startTracing('${app}');\n` +
+  `const { startService } = await import('@switchyard/service');\n` +
+  `const { ${camel(app)}Definition } = await import('./${app}.definition.js');\n\n` +
   `await startService(${camel(app)}Definition);\n`;
 
 describe('service layout', () => {

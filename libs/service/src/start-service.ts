@@ -20,11 +20,17 @@ import {
   NestLoggerBridge,
   REQUEST_ID_HEADER,
   Registry,
+  TRACE_ID_HEADER,
   acceptRequestId,
   createLogger,
+  currentTraceId,
   runWithRequestId,
+  tracingActive,
   type Logger,
 } from '@switchyard/observability';
+import { stopTracing } from '@switchyard/observability/tracing';
+import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { toApiError } from './api-errors.js';
 import { parseJsonBodies } from './json-body.js';
 import { drainUnreadBodies } from './unread-body.js';
 
@@ -45,8 +51,8 @@ export interface ServiceDefinition<E extends BaseEnv> {
   opsPort?: (env: E) => number;
   bodyLimit?: (env: E) => number;
   /**
-   * Smaller limits for routes whose bodies are small by nature (logins), by route URL: a
-   * large body there is refused by its size before any parsing.
+   * Limits of their own for some routes, by route URL: smaller for bodies small by nature
+   * (logins), refused by their size before any parsing; larger for uploads (audio).
    */
   routeBodyLimits?: Record<string, number>;
   /** False leaves body parsing to the app's own `configure` (the edge reads raw bytes). */
@@ -80,8 +86,19 @@ export interface ServiceDefinition<E extends BaseEnv> {
     /** The app refuses to start when one of these has no handler. */
     requiredHandlers: (EventName | MessageName)[];
   };
+  /**
+   * How the app answers a request Fastify refuses before routing it (a URL whose
+   * percent-encoding does not decode): the edge in its front APIs' shapes. Without it, the
+   * admin API's shape.
+   */
+  replyToRefusal?: (error: Error, request: FastifyRequest, reply: FastifyReply) => void;
   /** App-specific HTTP set-up (error handlers, parsers, proxies) before the routes are ready. */
   configure?: (app: NestFastifyApplication, env: E, logger: Logger) => void | Promise<void>;
+}
+
+function replyInApiShape(error: Error, _request: FastifyRequest, reply: FastifyReply): void {
+  const refused = toApiError(error);
+  void reply.status(refused.status).send(refused.toBody());
 }
 
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -110,6 +127,7 @@ export async function createService<E extends BaseEnv>(
     ...(definition.trustProxy ? { trustProxy: definition.trustProxy(env) } : {}),
     requestIdHeader: false,
     return503OnClosing: true,
+    frameworkErrors: definition.replyToRefusal ?? replyInApiShape,
   });
   const app = await NestFactory.create<NestFastifyApplication>(definition.module(env), adapter, {
     logger: new NestLoggerBridge(logger),
@@ -234,8 +252,12 @@ function installRequestHooks(
   // Probes and scrapes log nothing, so they never need (or switch on) a request context.
   const withContext = (request: { routeOptions: { url?: string } }) =>
     options.requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
+  const traced = tracingActive();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
+    // The HTTP server span is active here: its trace id lets a caller find the trace.
+    const traceId = traced ? currentTraceId() : undefined;
+    if (traceId) void reply.header(TRACE_ID_HEADER, traceId);
     if (withContext(request)) runWithRequestId(request.id, done);
     else done();
   });
@@ -353,8 +375,9 @@ function stopGracefully(
   process.once('SIGINT', stop);
 }
 
-/** Logs are written asynchronously: let the last lines out before the process ends. */
+/** Logs and spans are sent asynchronously: let the last ones out before the process ends. */
 async function flushAndExit(logger: Logger, code: number): Promise<never> {
+  await stopTracing();
   await new Promise<void>((resolve) => logger.flush(() => resolve()));
   process.exit(code);
 }

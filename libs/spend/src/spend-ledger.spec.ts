@@ -1,13 +1,9 @@
-import { once } from 'node:events';
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
-import { clearRedisNamespace, testRedisPrefix } from '@switchyard/testing';
-import { Redis } from 'ioredis';
+import { SpecRedis } from '@switchyard/testing';
 import { SpendLedger, spendAccount, spendKeys, type Charge } from './spend-ledger.js';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
 describe('SpendLedger (real Redis)', () => {
-  const prefix = testRedisPrefix();
+  const spec = new SpecRedis(createRedisClient);
   let redis: RedisClient;
   let other: RedisClient;
   let ledger: SpendLedger;
@@ -25,21 +21,11 @@ describe('SpendLedger (real Redis)', () => {
   const settled = async (account: string) => redis.get(spendKeys(account).settled);
 
   beforeAll(async () => {
-    redis = createRedisClient({ url, prefix });
-    other = createRedisClient({ url, prefix });
-    await Promise.all(
-      [redis, other].map((client) =>
-        client.status === 'ready' ? undefined : once(client, 'ready'),
-      ),
-    );
+    [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
     ledger = new SpendLedger(redis);
   });
 
-  afterAll(async () => {
-    await clearRedisNamespace(url, prefix);
-    redis.disconnect();
-    other.disconnect();
-  });
+  afterAll(() => spec.close());
 
   it('seeds the settled spend once from the store of record, then holds without asking it', async () => {
     const account = nextAccount();
@@ -208,10 +194,7 @@ describe('SpendLedger (real Redis)', () => {
   });
 
   it('keeps its keys inside the namespace, one hash tag per account', async () => {
-    const raw = new Redis(url);
-    const inside = await raw.keys(`${prefix}:spend:*`);
-    const outside = await raw.keys('spend:*');
-    raw.disconnect();
+    const { inside, outside } = await spec.keys('spend:*');
     expect(inside.length).toBeGreaterThan(0);
     expect(outside).toEqual([]);
     for (const key of inside) expect(key).toMatch(/^[^{]*:spend:\{token:\d+\}:[shx]$/);

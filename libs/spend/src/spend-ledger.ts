@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 // Spend holds: what requests in flight may still cost, held against the accounts that pay
 // for them (a token's quota today), shared by every edge replica through Redis
@@ -184,7 +184,7 @@ export class SpendLedger {
 
   /** @param redis a client whose key prefix is the installation's namespace */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     options: SpendLedgerOptions = {},
   ) {
     this.holdMs = options.holdMs ?? DEFAULT_HOLD_MS;
@@ -199,6 +199,11 @@ export class SpendLedger {
   /**
    * Holds the request's worst case on every account, or on none. One round trip, two when
    * an account's settled spend must first be read from the store of record.
+   *
+   * On a cluster, a request's accounts are on several slots (each account is its own hash
+   * tag), and one script may touch only one slot: each account is reserved by its own
+   * script call, all at once, and the holds taken are given back when any account refuses
+   * (`reserveEach`).
    */
   async reserve(
     requestId: string,
@@ -207,30 +212,108 @@ export class SpendLedger {
     now = Date.now(),
   ): Promise<ReserveResult> {
     if (charges.length === 0) return { kind: 'held', holds: [] };
+    if (this.redis.isCluster && charges.length > 1) {
+      return this.reserveEach(requestId, charges, seed, now);
+    }
     let seeds: (number | null)[] = charges.map(() => null);
     for (let round = 0; ; round += 1) {
-      const keys: string[] = [];
-      const args: (string | number)[] = [now, holdField(requestId), this.holdMs, this.settledMs];
-      args.push(charges.length);
-      charges.forEach((charge, i) => {
-        const { settled, holds, expiries } = spendKeys(charge.account);
-        keys.push(settled, holds, expiries);
-        args.push(
-          whole(charge.limit),
-          whole(charge.amount),
-          seeds[i] === null ? '' : whole(seeds[i]!),
-        );
-      });
-      const reply = await this.reserveScript(keys.length, ...keys, ...args);
-      const [status, ...rest] = reply.map(Number);
-      if (status === 1) return { kind: 'held', holds: rest };
-      if (status === 0) return { kind: 'refused', index: rest[0]!, available: rest[1]! };
+      const reply = await this.reserveTogether(requestId, charges, seeds, now);
+      if (reply.kind !== 'missing') return reply;
       // The copy may expire again between two calls: a third asks no more of the store.
       if (round > 0) throw new Error('the spend ledger kept asking for seeds');
-      const read = await seed(rest.map((i) => charges[i]!.account));
+      const read = await seed(reply.indexes.map((i) => charges[i]!.account));
       seeds = charges.map(() => null);
-      rest.forEach((i, n) => (seeds[i] = read[n]!));
+      reply.indexes.forEach((i, n) => (seeds[i] = read[n]!));
     }
+  }
+
+  /**
+   * The cluster's reservation: one script per account, so every script stays on its
+   * account's slot (docs/scaling.md, "Redis"). Tagging all of a request's accounts alike
+   * cannot work, since accounts are shared by requests with other sets (every request of
+   * a team holds on `budget:team:3`, every request at all on the gateway's budget): one
+   * common tag would put every account on one slot, and one node would carry every
+   * reservation, as the limiter's one slot carries every admission. Per account, each
+   * script is atomic, so the bound holds per account as before (docs/budgets.md,
+   * "Reservations"); what is lost is all-or-none between accounts: a request refused on one
+   * account holds on the others until it gives them back, a round trip later, and a
+   * request arriving meanwhile may be refused by those holds. That errs towards refusing,
+   * never towards spending past a limit (docs/budgets.md, "Redis Cluster").
+   */
+  private async reserveEach(
+    requestId: string,
+    charges: Charge[],
+    seed: SeedReader,
+    now: number,
+  ): Promise<ReserveResult> {
+    const holds: (number | null)[] = charges.map(() => null);
+    const seeds: (number | null)[] = charges.map(() => null);
+    const giveBack = () =>
+      this.release(
+        requestId,
+        charges.filter((_, i) => holds[i] !== null).map((charge) => charge.account),
+      );
+    for (let round = 0; ; round += 1) {
+      const pending = charges.flatMap((_, i) => (holds[i] === null ? [i] : []));
+      const replies = await Promise.allSettled(
+        pending.map((i) => this.reserveTogether(requestId, [charges[i]!], [seeds[i] ?? null], now)),
+      );
+      let refused: { index: number; available: number } | undefined;
+      const missing: number[] = [];
+      let failure: Error | undefined;
+      for (const [n, reply] of replies.entries()) {
+        const i = pending[n]!;
+        if (reply.status === 'rejected') failure ??= reply.reason as Error;
+        else if (reply.value.kind === 'held') holds[i] = reply.value.holds[0]!;
+        else if (reply.value.kind === 'missing') missing.push(i);
+        // The narrowest account refusing is the one named, as in one script.
+        else if (refused === undefined || i < refused.index) {
+          refused = { index: i, available: reply.value.available };
+        }
+      }
+      if (failure !== undefined || refused !== undefined || (missing.length > 0 && round > 0)) {
+        // Best effort: a hold not given back expires after holdMs.
+        await giveBack().catch(() => undefined);
+        if (failure !== undefined) throw failure;
+        if (refused !== undefined) return { kind: 'refused', ...refused };
+        throw new Error('the spend ledger kept asking for seeds');
+      }
+      if (missing.length === 0) return { kind: 'held', holds: holds as number[] };
+      let read: number[];
+      try {
+        read = await seed(missing.map((i) => charges[i]!.account));
+      } catch (error) {
+        await giveBack().catch(() => undefined);
+        throw error;
+      }
+      missing.forEach((i, n) => (seeds[i] = read[n]!));
+    }
+  }
+
+  /** One script over the accounts given: on a cluster, they must share a slot. */
+  private async reserveTogether(
+    requestId: string,
+    charges: Charge[],
+    seeds: (number | null)[],
+    now: number,
+  ): Promise<ReserveResult | { kind: 'missing'; indexes: number[] }> {
+    const keys: string[] = [];
+    const args: (string | number)[] = [now, holdField(requestId), this.holdMs, this.settledMs];
+    args.push(charges.length);
+    charges.forEach((charge, i) => {
+      const { settled, holds, expiries } = spendKeys(charge.account);
+      keys.push(settled, holds, expiries);
+      args.push(
+        whole(charge.limit),
+        whole(charge.amount),
+        seeds[i] === null ? '' : whole(seeds[i]!),
+      );
+    });
+    const reply = await this.reserveScript(keys.length, ...keys, ...args);
+    const [status, ...rest] = reply.map(Number);
+    if (status === 1) return { kind: 'held', holds: rest };
+    if (status === 0) return { kind: 'refused', index: rest[0]!, available: rest[1]! };
+    return { kind: 'missing', indexes: rest };
   }
 
   /** Drops a request's holds: it failed, and costs nothing. */
@@ -240,9 +323,21 @@ export class SpendLedger {
     );
   }
 
-  /** Moves requests from held to settled, once their usage is committed. Idempotent. */
+  /**
+   * Moves requests from held to settled, once their usage is committed. Idempotent. Each
+   * account is settled on its own, so on a cluster, where one script's keys must share a
+   * slot, a batch over accounts of several slots is one call per account instead of one.
+   */
   async settle(settlements: Settlement[]): Promise<void> {
     if (settlements.length === 0) return;
+    if (this.redis.isCluster && settlements.length > 1) {
+      await Promise.all(settlements.map((settlement) => this.settleTogether([settlement])));
+      return;
+    }
+    await this.settleTogether(settlements);
+  }
+
+  private async settleTogether(settlements: Settlement[]): Promise<void> {
     const keys: string[] = [];
     const args: (string | number)[] = [this.settledMs];
     for (const { account, total, requestIds } of settlements) {

@@ -9,8 +9,9 @@ export {
   type AppProcess,
   type StartOptions,
 } from './processes.js';
+export { PrivatePgBouncer } from './private-pgbouncer.js';
 export { PrivatePostgres } from './private-postgres.js';
-export { clearRedisNamespace, testRedisPrefix } from './redis.js';
+export { clearRedisNamespace, SpecRedis, testRedisPrefix, type SpecRedisClient } from './redis.js';
 export {
   APP_START_TIMEOUT_MS,
   WAIT_TIMEOUT_MS,

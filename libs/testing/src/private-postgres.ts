@@ -18,6 +18,21 @@ export class PrivatePostgres {
   private directory = '';
   port = 0;
 
+  /** @param primary for a standby (`standby()`): the running server it copies and follows */
+  constructor(private readonly primary?: PrivatePostgres) {}
+
+  /**
+   * A hot standby of this server: a base backup of it (`pg_basebackup -R`), started on a
+   * port of its own, replaying its WAL as it streams, and answering reads only. Its replay
+   * can be paused (`pg_wal_replay_pause()`) to hold it at a known point behind.
+   */
+  async standby(): Promise<PrivatePostgres> {
+    if (!this.server) throw new Error('start the primary before its standby');
+    const standby = new PrivatePostgres(this);
+    await standby.start();
+    return standby;
+  }
+
   /** The server's maintenance database; `createTestDatabase` makes the test's own on it. */
   get url(): string {
     return `postgresql://postgres@127.0.0.1:${this.port}/postgres`;
@@ -85,6 +100,27 @@ export class PrivatePostgres {
     this.port = await freePort();
     this.directory = await mkdtemp(path.join(tmpdir(), 'sy-postgres-'));
     if (runningAsRoot()) chownSync(this.directory, postgresUser().uid, postgresUser().gid);
+    if (this.primary) {
+      // -R writes standby.signal and the primary's address: started, it is a streaming standby.
+      const [command, args] = this.asOwner(binary('pg_basebackup'), [
+        '-D',
+        this.dataDirectory,
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(this.primary.port),
+        '-U',
+        'postgres',
+        '-X',
+        'stream',
+        '-R',
+        // An immediate checkpoint: the default spreads it over minutes of the primary's.
+        '--checkpoint=fast',
+        '--no-sync',
+      ]);
+      execFileSync(command, args, { stdio: 'ignore' });
+      return;
+    }
     const [command, args] = this.asOwner(binary('initdb'), [
       '-D',
       this.dataDirectory,

@@ -66,6 +66,8 @@ export interface StartOptions {
   cpus?: string;
   /** V8 flags, as the deployment passes them. */
   nodeFlags?: string[];
+  /** Another checkout whose built app to run (a benchmark's baseline); this one by default. */
+  root?: string;
 }
 
 export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
@@ -85,12 +87,12 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
   const command = [
     process.execPath,
     ...(options.nodeFlags ?? []),
-    path.join(repositoryRoot, 'apps', name, 'dist', 'main.js'),
+    path.join(options.root ?? repositoryRoot, 'apps', name, 'dist', 'main.js'),
   ];
   // taskset execs node in place, so the child's pid is the app's (benchmarks read /proc/<pid>).
   if (options.cpus) command.unshift('taskset', '-c', options.cpus);
   const child = spawn(command[0]!, command.slice(1), {
-    env: env as NodeJS.ProcessEnv,
+    env: env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once, type EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 
 export function testRedisPrefix(): string {
@@ -18,5 +19,56 @@ export async function clearRedisNamespace(redisUrl: string, prefix: string): Pro
     } while (cursor !== '0');
   } finally {
     redis.disconnect();
+  }
+}
+
+/** What a spec's Redis client must offer: ioredis's own, or a client built on it. */
+export interface SpecRedisClient extends EventEmitter {
+  readonly status: string;
+  disconnect(): void;
+}
+
+/**
+ * One spec file's own Redis namespace (`REDIS_URL`, a fresh prefix) and the clients it
+ * opens in it: `open` in `beforeAll`, `close` in `afterAll`, which empties the namespace.
+ */
+export class SpecRedis<C extends SpecRedisClient> {
+  readonly url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  readonly prefix = testRedisPrefix();
+  private readonly clients: C[] = [];
+
+  constructor(private readonly connect: (options: { url: string; prefix: string }) => C) {}
+
+  /**
+   * `count` clients in the namespace, once connected: clients without an offline queue
+   * refuse commands until then, however long a loaded machine takes.
+   */
+  async open(count: number): Promise<C[]> {
+    const opened = Array.from({ length: count }, () =>
+      this.connect({ url: this.url, prefix: this.prefix }),
+    );
+    this.clients.push(...opened);
+    await Promise.all(
+      opened.filter((client) => client.status !== 'ready').map((client) => once(client, 'ready')),
+    );
+    return opened;
+  }
+
+  async close(): Promise<void> {
+    await clearRedisNamespace(this.url, this.prefix);
+    for (const client of this.clients) client.disconnect();
+  }
+
+  /** The keys `pattern` matches inside the namespace, and outside of it (there should be none). */
+  async keys(pattern: string): Promise<{ inside: string[]; outside: string[] }> {
+    const raw = new Redis(this.url);
+    try {
+      return {
+        inside: await raw.keys(`${this.prefix}:${pattern}`),
+        outside: await raw.keys(pattern),
+      };
+    } finally {
+      raw.disconnect();
+    }
   }
 }

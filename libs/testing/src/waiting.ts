@@ -51,7 +51,12 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       const described = typeof what === 'function' ? what() : what;
-      const cause = lastError ? `: ${String(lastError)}` : '';
+      const cause =
+        lastError instanceof Error
+          ? `: ${String(lastError)}`
+          : lastError === undefined
+            ? ''
+            : `: ${JSON.stringify(lastError)}`;
       throw new Error(`${described} not reached within ${timeoutMs} ms${cause}`);
     }
     await sleep(intervalMs);

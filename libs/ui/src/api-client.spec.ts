@@ -61,9 +61,11 @@ describe('createApiClient', () => {
       authorization: 'Bearer secret',
     });
     client.session.clear();
-    expect(client.sessionClient({ me: async () => 1, logout: async () => 2 }).hasToken()).toBe(
-      false,
-    );
+    expect(
+      client
+        .sessionClient({ me: () => Promise.resolve(1), logout: () => Promise.resolve(2) })
+        .hasToken(),
+    ).toBe(false);
   });
 
   it('answers the data, or throws the problem the API named', async () => {

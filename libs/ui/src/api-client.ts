@@ -36,24 +36,29 @@ export interface ApiClientOptions<Client> {
 export interface ApiClient<Client> {
   /** The typed API; `setOrigin` puts a new one here, so read it at each call. */
   readonly api: Client;
-  session: { token(): string | null; save(token: string): void; clear(): void };
+  // Members are function properties, not methods: they use no `this`, so they may be
+  // destructured and passed around on their own.
+  session: { token: () => string | null; save: (token: string) => void; clear: () => void };
   /** The API at another origin than the page's (tests run outside a page). */
-  setOrigin(url: string): void;
+  setOrigin: (url: string) => void;
   /** An absolute path on the API's origin, for a request made by hand. */
-  url(path: string): string;
+  url: (path: string) => string;
   /** Headers of a request made by hand: what it accepts, its JSON body, the session. */
-  headers(json: boolean, accept?: string): Record<string, string>;
+  headers: (json: boolean, accept?: string) => Record<string, string>;
   /** Called when the API says the session is over (expired, revoked, signed out elsewhere). */
-  whenUnauthenticated(handler: () => void): void;
+  whenUnauthenticated: (handler: () => void) => void;
   /** The data of a successful answer; any other answer is thrown as a `Problem`. */
-  call<T>(pending: Promise<FetchResult<T>>): Promise<T>;
+  call: <T>(pending: Promise<FetchResult<T>>) => Promise<T>;
   /** A request made by hand (an upload, a stream): its answer if OK, else thrown as a `Problem`. */
-  send(path: string, init: RequestInit): Promise<Response>;
+  send: (path: string, init: RequestInit) => Promise<Response>;
   /** A request that got no answer, as a `Problem`. */
-  unreachable(error: unknown): Error & Problem;
-  explain(error: unknown): Explanation;
+  unreachable: (error: unknown) => Error & Problem;
+  explain: (error: unknown) => Explanation;
   /** What `useSession` needs, with the app's own calls for who is signed in and signing out. */
-  sessionClient<Me>(calls: { me(): Promise<Me>; logout(): Promise<unknown> }): SessionClient<Me>;
+  sessionClient: <Me>(calls: {
+    me: () => Promise<Me>;
+    logout: () => Promise<unknown>;
+  }) => SessionClient<Me>;
 }
 
 function parseJson(text: string): unknown {
@@ -170,10 +175,10 @@ export function createApiClient<Client extends { use(middleware: BearerMiddlewar
       logout(): Promise<unknown>;
     }): SessionClient<Me> => ({
       hasToken: () => session.token() !== null,
-      clear: session.clear,
-      whenUnauthenticated: kit.whenUnauthenticated,
-      me: calls.me,
-      logout: calls.logout,
+      clear: () => session.clear(),
+      whenUnauthenticated: (handler) => kit.whenUnauthenticated(handler),
+      me: () => calls.me(),
+      logout: () => calls.logout(),
     }),
   };
   return kit;

@@ -15,6 +15,8 @@ export interface Problem {
   fields?: FieldProblem[];
   /** The upstream provider's address, for `upstream_failed` (docs/specification.md, "Errors"). */
   address?: string;
+  /** Figures to show beside the message (a balance and a price, say). */
+  details?: Record<string, number | string>;
 }
 
 /**
@@ -63,12 +65,21 @@ export function problemFrom(status: number, body: unknown, fallback: string): Er
         )
       : undefined;
     const address = typeof error['address'] === 'string' ? error['address'] : undefined;
+    const details = isRecord(error['details'])
+      ? Object.fromEntries(
+          Object.entries(error['details']).filter(
+            (entry): entry is [string, number | string] =>
+              typeof entry[1] === 'number' || typeof entry[1] === 'string',
+          ),
+        )
+      : undefined;
     return problem({
       status,
       code: error['code'],
       message: typeof error['message'] === 'string' ? error['message'] : fallback,
       ...(fields ? { fields } : {}),
       ...(address ? { address } : {}),
+      ...(details ? { details } : {}),
     });
   }
   return problem({

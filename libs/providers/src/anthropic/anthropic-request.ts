@@ -37,7 +37,7 @@ function toolResult(message: ChatMessage): { content: string; is_error?: true } 
       Object.keys(parsed).length === 1 &&
       'error' in parsed
     ) {
-      const { error } = parsed as { error: unknown };
+      const { error } = parsed;
       return { content: typeof error === 'string' ? error : JSON.stringify(error), is_error: true };
     }
   } catch {

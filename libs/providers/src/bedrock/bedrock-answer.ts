@@ -119,6 +119,16 @@ export function bedrockAnswer(body: Buffer, context: AnswerContext): TranslatedA
   };
 }
 
+/** A header AWS sends as a string (message and error kinds), or the fallback when absent. */
+function stringHeader(
+  headers: Record<string, { type: string; value: unknown }>,
+  name: string,
+  fallback: string,
+): string {
+  const value = headers[name]?.value;
+  return typeof value === 'string' ? value : fallback;
+}
+
 interface StreamEvent {
   contentBlockIndex?: number;
   start?: { toolUse?: { toolUseId?: string; name?: string } };
@@ -232,7 +242,7 @@ export class BedrockStreamTranslator implements StreamTranslator {
     headers: Record<string, { type: string; value: unknown }>,
     body: Uint8Array,
   ): string {
-    const kind = String(headers[':message-type']?.value ?? 'event');
+    const kind = stringHeader(headers, ':message-type', 'event');
     let event: StreamEvent = {};
     try {
       event = JSON.parse(toUtf8(body) || '{}') as StreamEvent;
@@ -241,11 +251,11 @@ export class BedrockStreamTranslator implements StreamTranslator {
     }
     if (kind === 'exception')
       return this.fail(
-        `${String(headers[':exception-type']?.value ?? 'exception')}: ${event.message ?? 'the upstream reported an error'}`,
+        `${stringHeader(headers, ':exception-type', 'exception')}: ${event.message ?? 'the upstream reported an error'}`,
       );
     if (kind === 'error')
       return this.fail(
-        `${String(headers[':error-code']?.value ?? 'error')}: ${String(headers[':error-message']?.value ?? 'the upstream reported an error')}`,
+        `${stringHeader(headers, ':error-code', 'error')}: ${stringHeader(headers, ':error-message', 'the upstream reported an error')}`,
       );
     let out = '';
     if (!this.started) {

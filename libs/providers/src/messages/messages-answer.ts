@@ -5,7 +5,8 @@ import {
   anthropicAnswer,
   type AnthropicUsage,
 } from '../anthropic/anthropic-answer.js';
-import { ChatChunkDecoder } from '../sse.js';
+import { ChatChunkDecoder, type ChatStreamChunk } from '../sse.js';
+import { type OpenAIUsage } from '../openai-usage.js';
 
 // Anthropic's Messages API in front of the gateway (docs/providers.md, "Anthropic's API in
 // front"): OpenAI's answer, stream and errors → Anthropic's message
@@ -24,12 +25,6 @@ const STOP_REASONS: Record<string, string> = {
 
 export function stopReason(finishReason: string | null | undefined): string {
   return STOP_REASONS[finishReason ?? ''] ?? 'end_turn';
-}
-
-interface OpenAIUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
 }
 
 function reportedUsage(usage: OpenAIUsage | null | undefined): ReportedUsage | null {
@@ -173,24 +168,6 @@ export function messagesErrorEvent(message: string, type = 'api_error'): string 
   return event('error', { error: { type, message } });
 }
 
-interface ChatChunk {
-  id?: string;
-  model?: string;
-  choices?: {
-    delta?: {
-      content?: string | null;
-      tool_calls?: {
-        index?: number;
-        id?: string;
-        function?: { name?: string; arguments?: string };
-      }[];
-    };
-    finish_reason?: string | null;
-  }[];
-  usage?: OpenAIUsage | null;
-  error?: { message?: string };
-}
-
 /**
  * OpenAI's chunks in, Anthropic's events out: message_start, each content block opened,
  * filled and closed in turn (text, then one tool_use per tool call), then message_delta with
@@ -198,7 +175,7 @@ interface ChatChunk {
  * upstream is asked for it), or the end of the stream.
  */
 export class ChatToMessagesStream implements StreamTranslator {
-  private readonly chunks = new ChatChunkDecoder<ChatChunk>({
+  private readonly chunks = new ChatChunkDecoder<ChatStreamChunk>({
     finished: () => Boolean(this.failure || this.stopped),
     chunk: (chunk) => this.translate(chunk),
     done: () => this.stop(),
@@ -229,7 +206,7 @@ export class ChatToMessagesStream implements StreamTranslator {
     return this.stop();
   }
 
-  private translate(chunk: ChatChunk): string {
+  private translate(chunk: ChatStreamChunk): string {
     if (chunk.error) {
       this.failure = chunk.error.message ?? 'the upstream reported an error';
       return messagesErrorEvent(this.failure);
@@ -267,7 +244,7 @@ export class ChatToMessagesStream implements StreamTranslator {
     return out;
   }
 
-  private start(chunk: ChatChunk): string {
+  private start(chunk: ChatStreamChunk): string {
     if (this.started) return '';
     this.started = true;
     return event('message_start', {
@@ -279,8 +256,10 @@ export class ChatToMessagesStream implements StreamTranslator {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        // OpenAI counts once the answer is over: the real figures come with message_delta.
-        usage: { input_tokens: 0, output_tokens: 0 },
+        // OpenAI counts once the answer is over: the exact figures come with message_delta.
+        // Anthropic states the input here, and some clients read it only here (LangChain),
+        // so the edge's estimate stands in until then.
+        usage: { input_tokens: this.context.inputTokensEstimate ?? 0, output_tokens: 0 },
       },
     });
   }

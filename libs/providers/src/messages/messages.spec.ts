@@ -265,7 +265,7 @@ describe('Anthropic requests to OpenAI chat completions', () => {
     expectRefusal({ tools: [{ name: 'f' }], ...change }, param);
   });
 
-  // The edge checks only the top-level blocks (apps/edge, request-body.ts): what lies deeper
+  // The edge checks only the top-level blocks (apps/edge, anthropic-shape.ts): what lies deeper
   // reaches the conversion as the client sent it, and must be a 400, never a TypeError.
   it.each([
     ['a tool that is no object', { tools: [null] }, 'tools[0]'],

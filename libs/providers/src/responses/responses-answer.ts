@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ReportedUsage } from '@switchyard/contracts';
 import type { AnswerContext, StreamTranslator, TranslatedAnswer } from '../adapter.js';
-import { ChatChunkDecoder, EventStreamDecoder } from '../sse.js';
+import { ChatChunkDecoder, EventStreamDecoder, type ChatStreamChunk } from '../sse.js';
+import { type OpenAIUsage } from '../openai-usage.js';
 
 // OpenAI's Responses API in front of the gateway (docs/providers.md, "OpenAI's Responses API
 // in front"): OpenAI's chat completion and its chunks → a Response object and the Responses
@@ -37,13 +38,6 @@ export function responseEcho(body: Record<string, unknown>): ResponseEcho {
     metadata: body.metadata ?? {},
     user: body.user ?? null,
   };
-}
-
-interface OpenAIUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
 interface Usage {
@@ -228,24 +222,6 @@ export function responsesErrorEvent(message: string, code: string, sequence: num
   return event('error', sequence, { code, message, param: null });
 }
 
-interface ChatChunk {
-  model?: string;
-  choices?: {
-    delta?: {
-      content?: string | null;
-      refusal?: string | null;
-      tool_calls?: {
-        index?: number;
-        id?: string;
-        function?: { name?: string; arguments?: string };
-      }[];
-    };
-    finish_reason?: string | null;
-  }[];
-  usage?: OpenAIUsage | null;
-  error?: { message?: string };
-}
-
 interface OpenText {
   kind: 'text';
   id: string;
@@ -272,7 +248,7 @@ interface OpenCall {
  * asked for it), or the end of the stream.
  */
 export class ChatToResponsesStream implements StreamTranslator {
-  private readonly chunks = new ChatChunkDecoder<ChatChunk>({
+  private readonly chunks = new ChatChunkDecoder<ChatStreamChunk>({
     finished: () => Boolean(this.failure || this.stopped),
     chunk: (chunk) => this.translate(chunk),
     done: () => this.stop(),
@@ -322,7 +298,7 @@ export class ChatToResponsesStream implements StreamTranslator {
     return event(type, this.sequence++, data);
   }
 
-  private translate(chunk: ChatChunk): string {
+  private translate(chunk: ChatStreamChunk): string {
     if (chunk.error) {
       this.failure = chunk.error.message ?? 'the upstream reported an error';
       return responsesErrorEvent(this.failure, 'upstream_error', this.sequence++);
@@ -481,6 +457,7 @@ function reportedResponsesUsage(usage: ResponsesUsage | null | undefined): Repor
 }
 
 interface ResponseBody {
+  id?: unknown;
   model?: string;
   usage?: ResponsesUsage | null;
   output?: { type?: string; content?: { text?: unknown }[]; arguments?: unknown }[];
@@ -504,10 +481,14 @@ function outputTextOf(response: ResponseBody): string {
  * An `openai` channel's Response relayed as it came: its usage read for metering. A body
  * that is no Response (a proxy's page) throws, and the edge fails over.
  */
-export function responsesPassthroughUsage(body: Buffer, context: AnswerContext): TranslatedAnswer {
+export function responsesPassthroughUsage(
+  body: Buffer,
+  context: AnswerContext,
+): TranslatedAnswer & { id: string | null } {
   const response = JSON.parse(body.toString('utf8')) as ResponseBody;
   if (typeof response !== 'object' || response === null) throw new Error('not a Response');
   return {
+    id: typeof response.id === 'string' ? response.id : null,
     body,
     usage: reportedResponsesUsage(response.usage),
     model: response.model ?? context.model,
@@ -527,6 +508,8 @@ export class ResponsesStreamReader implements StreamTranslator {
   private ended = false;
   usage: ReportedUsage | null = null;
   failure: string | null = null;
+  /** The Response's id, from the first event that carries it (`response.created`). */
+  responseId: string | null = null;
 
   push(chunk: Buffer): string {
     for (const payload of this.decoder.feedJson<{
@@ -536,6 +519,8 @@ export class ResponsesStreamReader implements StreamTranslator {
       response?: ResponseBody;
     }>(chunk)) {
       if (typeof payload.sequence_number === 'number') this.lastSequence = payload.sequence_number;
+      if (this.responseId === null && typeof payload.response?.id === 'string')
+        this.responseId = payload.response.id;
       if (payload.type === 'error')
         this.failure = payload.message ?? 'the upstream reported an error';
       else if (FINAL_EVENTS.has(payload.type ?? '')) {

@@ -11,6 +11,14 @@ import { invalid } from '../openai-request.js';
 
 type Item = Record<string, unknown> & { type?: unknown };
 type ChatMessage = Record<string, unknown>;
+/** The assistant turn that text and function calls join: text until it has calls. */
+type AssistantMessage = { role: 'assistant'; content: string | null; tool_calls?: ChatMessage[] };
+
+/** A client's value in an error message: strings as they are, anything else as JSON. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
 
 function unsupported(message: string, param: string): GatewayError {
   return new GatewayError('unsupported_parameter', message, param);
@@ -53,10 +61,11 @@ export function responsesStateRefusal(body: Record<string, unknown>): GatewayErr
       'truncation',
     );
   if (Array.isArray(body.tools)) {
-    const index = (body.tools as Item[]).findIndex((tool) => tool?.type !== 'function');
+    const tools = body.tools as Item[];
+    const index = tools.findIndex((tool) => tool?.type !== 'function');
     if (index >= 0)
       return unsupported(
-        `Built-in tools (\`${String(body.tools[index]?.type)}\`) run at OpenAI only: this model is not served by OpenAI. Send function tools.`,
+        `Built-in tools (\`${shown(tools[index]?.type)}\`) run at OpenAI only: this model is not served by OpenAI. Send function tools.`,
         `tools[${index}]`,
       );
   }
@@ -139,7 +148,7 @@ function inputMessages(input: unknown): ChatMessage[] {
   if (!Array.isArray(input))
     throw invalid('`input` must be a string or an array of items.', 'input');
   const messages: ChatMessage[] = [];
-  let assistant: ChatMessage | null = null;
+  let assistant: AssistantMessage | null = null;
   (input as Item[]).forEach((item, index) => {
     const where = `input[${index}]`;
     if (typeof item !== 'object' || item === null)
@@ -172,7 +181,7 @@ function inputMessages(input: unknown): ChatMessage[] {
         messages.push(assistant);
       }
       if (assistant.content === '') assistant.content = null;
-      const calls = (assistant.tool_calls ??= []) as ChatMessage[];
+      const calls = (assistant.tool_calls ??= []);
       calls.push({
         id: item.call_id,
         type: 'function',
@@ -194,7 +203,7 @@ function inputMessages(input: unknown): ChatMessage[] {
     // Reasoning is encrypted by OpenAI for its own models: no other model can read it back.
     else if (type !== 'reasoning')
       throw invalid(
-        `Input items of type \`${String(type)}\` cannot be sent to this model (it is not served by OpenAI).`,
+        `Input items of type \`${shown(type)}\` cannot be sent to this model (it is not served by OpenAI).`,
         where,
       );
   });

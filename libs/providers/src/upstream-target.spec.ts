@@ -1,4 +1,4 @@
-import { upstreamTarget } from './upstream-target.js';
+import { upstreamTarget } from './channel-client.js';
 
 describe('upstreamTarget', () => {
   it.each([

@@ -6,6 +6,7 @@ import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
 import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
+import { ROUTE_BODY_LIMITS } from './front-apis/registry.js';
 import { replyWithError } from './errors/openai-exception.filter.js';
 
 /** How the edge is built: `main.ts` starts it; a spec may build it with `createService`. */
@@ -16,11 +17,14 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
   port: (env) => env.EDGE_PORT,
   opsPort: (env) => env.EDGE_OPS_PORT,
   bodyLimit: (env) => env.MAX_BODY_BYTES,
+  // Audio uploads may be larger than the default: 25 MB, as OpenAI takes.
+  routeBodyLimits: ROUTE_BODY_LIMITS,
   trustProxy: (env) => env.TRUSTED_PROXIES,
   acceptRequestIds: false,
   requestContext: false,
   logSuccessfulRequests: false,
   bodyParser: false,
+  replyToRefusal: replyWithError,
   bus: {
     connection: busConnectionOf,
     requiredHandlers: [
@@ -28,6 +32,10 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
       Events.TokenChanged,
       Events.TokenExhausted,
       Events.PriceChanged,
+      Events.ModelFallbackChanged,
+      Events.BudgetChanged,
+      Events.TeamChanged,
+      Events.PriceGroupChanged,
     ],
   },
   configure: async (app, env, logger) => {

@@ -4,10 +4,13 @@ import { type EdgeEnv } from '@switchyard/config';
 import { SqlDatabaseModule, SqlReadiness } from '@switchyard/db/sql';
 import { MessagingModule, RedisReadiness, busConnectionOf } from '@switchyard/messaging';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { BudgetsModule } from './budgets/budgets.module.js';
 import { AdminProxyModule } from './admin-proxy/admin-proxy.module.js';
+import { BillingModule } from './billing/billing.module.js';
 import { OpenAIExceptionFilter } from './errors/openai-exception.filter.js';
 import { PricingModule } from './pricing/pricing.module.js';
 import { ProxyModule } from './proxy/proxy.module.js';
+import { RequestLogModule } from './request-log/request-log.module.js';
 import { RoutingModule } from './routing/routing.module.js';
 import { UpstreamModule } from './upstream/upstream.module.js';
 import { UsageModule } from './usage/usage.module.js';
@@ -15,12 +18,15 @@ import { UsageModule } from './usage/usage.module.js';
 @Module({})
 export class EdgeModule {
   static forRoot(env: EdgeEnv): DynamicModule {
+    // One instance, imported by the proxy and by pricing (the names channels map models to).
+    const routing = RoutingModule.forRoot(env.SECRET_KEYS);
     return {
       module: EdgeModule,
       imports: [
         SqlDatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('edge'),
+        BudgetsModule.forRoot({ timeZone: env.BUDGET_TIME_ZONE, clockFile: env.TEST_CLOCK_FILE }),
         HealthModule.register([SqlReadiness, RedisReadiness]),
         ProxyModule.forRoot(
           {
@@ -29,15 +35,20 @@ export class EdgeModule {
             firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
           },
           [
-            RoutingModule.forRoot(env.SECRET_KEYS),
+            routing,
             UpstreamModule.forRoot({
               firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
               idleMs: env.UPSTREAM_IDLE_TIMEOUT_MS,
             }),
             UsageModule.forRoot(env.USAGE_SPOOL_DIR),
-            PricingModule.forRoot(env.UNPRICED_MODELS),
+            RequestLogModule.forRoot({
+              maxBytes: env.REQUEST_LOG_MAX_BYTES,
+              redactPatterns: env.REQUEST_LOG_REDACT_PATTERNS,
+            }),
+            PricingModule.forRoot(env.UNPRICED_MODELS, routing),
           ],
         ),
+        BillingModule.forRoot(env.BUDGET_TIME_ZONE),
         AdminProxyModule.forRoot(env.ADMIN_URL),
       ],
       providers: [{ provide: APP_FILTER, useClass: OpenAIExceptionFilter }],

@@ -1,4 +1,9 @@
-import { startService } from '@switchyard/service';
-import { routerDefinition } from './router.definition.js';
+import { startTracing } from '@switchyard/observability/tracing';
+
+// Tracing starts before the app is imported: its instrumentations patch http, ioredis and
+// pg as they load (docs/operations.md, "Traces"). Without an OTLP endpoint it does nothing.
+await startTracing('router');
+const { startService } = await import('@switchyard/service');
+const { routerDefinition } = await import('./router.definition.js');
 
 await startService(routerDefinition);

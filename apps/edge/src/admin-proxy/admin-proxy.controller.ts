@@ -49,7 +49,7 @@ export class AdminProxyController implements OnApplicationShutdown {
     try {
       const answer = await this.admin.request({
         path: request.url,
-        method: request.method as 'GET',
+        method: request.method,
         headers,
         body,
       });

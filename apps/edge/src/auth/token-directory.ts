@@ -2,11 +2,14 @@ import { BlockList, isIP } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
 import { TokenStatus } from '@switchyard/db/sql';
+import { subjectsCovering, type BudgetPeriodName } from '@switchyard/domain';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { TokensRepository, type TokenRow } from './tokens.repository.js';
 
-// Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value.
-// Admin changes arrive as `token.changed` events and metering's as `token.exhausted`;
+// Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value,
+// with what pays for them: team, price group multiplier, balance and the budgets covering
+// them (docs/budgets.md). Admin changes arrive as `token.changed`, `budget.changed`,
+// `team.changed` and `price-group.changed` events and metering's as `token.exhausted`;
 // entries also expire on their own, so a missed event heals within a minute. While Postgres
 // cannot be asked, an expired entry is still used (docs/reliability.md): a token the edge
 // knew keeps working through a database restart, and one it never saw gets a 503.
@@ -26,6 +29,26 @@ export interface GatewayToken {
   hasQuota: boolean;
   /** Micro-dollars; null: unlimited. Requests hold their worst case against it (quota/). */
   quota: number | null;
+  /** The team that pays, and the member who owns the token (docs/budgets.md). */
+  teamId: number | null;
+  ownerId: number | null;
+  /** The price group multiplier of its requests, parts per million. */
+  priceMultiplier: number;
+  /** A team on a prepaid balance: balance + debited when read (the ledger's limit); else null. */
+  balanceLimit: number | null;
+  /** The budgets covering it (token, member, team, gateway), narrowest first. */
+  budgets: TokenBudget[];
+  /** Its bodies go to the request log: its own flag or its team's (request-log/). */
+  requestLog: boolean;
+}
+
+export interface TokenBudget {
+  subject: string;
+  /** Micro-dollars per period. */
+  amount: number;
+  period: BudgetPeriodName;
+  /** Shown to the key itself (`/v1/key/info`); not enforced: metering alerts on it. */
+  softPercent: number | null;
 }
 
 interface Entry {
@@ -78,13 +101,17 @@ export class TokenDirectory {
 
   private async load(keyHash: string, stale: Entry | undefined): Promise<GatewayToken | null> {
     let row: TokenRow | undefined;
+    let budgets: TokenBudget[] = [];
     try {
       row = await this.tokens.findByHash(keyHash);
+      if (row) budgets = await this.budgetsOf(row);
     } catch {
       if (stale) return stale.token;
       throw new GatewayError(
         'service_unavailable',
         'The gateway cannot check this token right now (its database is unreachable); retry in a moment.',
+        null,
+        { retryAfterMs: 1_000 },
       );
     }
     const token: GatewayToken | null =
@@ -102,6 +129,12 @@ export class TokenDirectory {
             rateLimit: row.rateLimit,
             hasQuota: row.hasQuota,
             quota: row.quota === null ? null : Number(row.quota),
+            teamId: row.teamId,
+            ownerId: row.ownerId,
+            priceMultiplier: row.priceMultiplier,
+            balanceLimit: row.balanceLimit === null ? null : Number(row.balanceLimit),
+            budgets,
+            requestLog: row.requestLog,
           };
     this.entries.set(keyHash, {
       token,
@@ -110,8 +143,41 @@ export class TokenDirectory {
     return token;
   }
 
+  /** The budgets covering a token, narrowest first (the order refusals name them in). */
+  private async budgetsOf(row: TokenRow): Promise<TokenBudget[]> {
+    const subjects = subjectsCovering({
+      tokenId: row.id,
+      teamId: row.teamId,
+      ownerId: row.ownerId,
+    });
+    const found = new Map((await this.tokens.budgets(subjects)).map((b) => [b.subject, b]));
+    return subjects.flatMap((subject) => {
+      const budget = found.get(subject);
+      return budget
+        ? [
+            {
+              subject,
+              amount: Number(budget.amount),
+              period: budget.period,
+              softPercent: budget.softPercent,
+            },
+          ]
+        : [];
+    });
+  }
+
   forget(keyHash: string): void {
     this.entries.delete(keyHash);
+  }
+
+  /**
+   * Forgets every cached token `covers` selects (a budget, team or price group changed):
+   * they are read again at their next request.
+   */
+  forgetWhere(covers: (token: GatewayToken) => boolean): void {
+    for (const [keyHash, entry] of this.entries) {
+      if (entry.token && covers(entry.token)) this.entries.delete(keyHash);
+    }
   }
 
   markExhausted(keyHash: string): void {

@@ -6,10 +6,10 @@ import { registerStaticSite } from '@switchyard/service';
 import { type FastifyInstance } from 'fastify';
 
 // The administrators' dashboard (apps/dashboard) at `/`, beside the API it talks to at
-// `/api` on the same origin. `/v1` and `/api` are never the app's: an unknown path there
+// `/api` on the same origin. `/v1`, `/v1beta` (Gemini's API) and `/api` are never the app's: an unknown path there
 // stays a JSON error (docs/architecture.md, "Web UIs").
 
-export const API_PREFIXES = ['/v1', '/api'];
+export const API_PREFIXES = ['/v1', '/v1beta', '/api'];
 
 /** `DASHBOARD_DIR`, or the dashboard package's build. */
 export function dashboardDirectory(configured: string | undefined): string {

@@ -1,11 +1,11 @@
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { messagesErrorBody } from '@switchyard/providers';
 import { refusedRequest, toApiError } from '@switchyard/service';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isAdminApi } from '../admin-proxy/admin-proxy.module.js';
+import { errorReplyAt } from '../front-apis/registry.js';
 
-/** Every failure on the edge, with a stable code (rendered in OpenAI's shape, or Anthropic's). */
+/** Every failure on the edge, with a stable code (rendered in its front API's shape). */
 export function toGatewayError(exception: unknown, request?: FastifyRequest): GatewayError {
   if (exception instanceof GatewayError) return exception;
   const refused = refusedRequest(exception);
@@ -16,6 +16,8 @@ export function toGatewayError(exception: unknown, request?: FastifyRequest): Ga
       `Unknown request URL: ${where}. Please check the URL for typos.`,
     );
   }
+  if (refused?.kind === 'validation_failed')
+    return new GatewayError('invalid_request', refused.message);
   if (refused?.kind === 'payload_too_large')
     return new GatewayError('request_too_large', refused.message);
   if (refused?.kind === 'invalid_json') return new GatewayError('invalid_json', refused.message);
@@ -33,9 +35,10 @@ export function toGatewayError(exception: unknown, request?: FastifyRequest): Ga
 const logger = new Logger('Edge');
 
 /**
- * Answers a failed request, from Nest's filter or from Fastify's error handler alike: in
- * OpenAI's shape on `/v1` (Anthropic's on `/v1/messages`), in the admin API's own shape on
- * the `/api` it passes through.
+ * Answers a failed request, from Nest's filter or from Fastify's error handler alike: on
+ * `/v1` in the shape of the front API the URL belongs to (OpenAI's, Anthropic's on
+ * `/v1/messages`; front-apis/registry.ts), in the admin API's own shape on the `/api` it
+ * passes through.
  */
 export function replyWithError(
   exception: unknown,
@@ -56,15 +59,10 @@ export function replyWithError(
     reply.raw.destroy();
     return;
   }
-  if (request.url.startsWith('/v1/messages')) {
-    // Anthropic's API in front (docs/providers.md): its SDKs read errors in its own shape.
-    void reply
-      .status(error.status)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(messagesErrorBody(error.status, error.message));
-    return;
-  }
-  void reply.status(error.status).send(error.toBody());
+  const { body, contentType } = errorReplyAt(request.url, error, request.headers);
+  void reply.headers(error.headers());
+  if (contentType) void reply.header('content-type', contentType);
+  void reply.status(error.status).send(body);
 }
 
 @Catch()

@@ -1,19 +1,16 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { type UnpricedModelPolicy } from '@switchyard/config';
-import { PriceEventsController, PriceList, UNPRICED_MODEL_POLICY } from './price-list.js';
-import { PricesRepository } from './prices.repository.js';
+import { PriceCacheModule } from '@switchyard/gateway-store/prices';
+import { PriceList, UNPRICED_MODEL_POLICY } from './price-list.js';
 
 @Module({})
 export class PricingModule {
-  static forRoot(policy: UnpricedModelPolicy): DynamicModule {
+  /** `routing`: the app's RoutingModule, for the names channels map a model to. */
+  static forRoot(policy: UnpricedModelPolicy, routing: DynamicModule): DynamicModule {
     return {
       module: PricingModule,
-      controllers: [PriceEventsController],
-      providers: [
-        { provide: UNPRICED_MODEL_POLICY, useValue: policy },
-        PricesRepository,
-        PriceList,
-      ],
+      imports: [PriceCacheModule, routing],
+      providers: [{ provide: UNPRICED_MODEL_POLICY, useValue: policy }, PriceList],
       exports: [PriceList],
     };
   }

@@ -87,9 +87,15 @@ export class ChannelPicker {
       tokenChecked = true;
       if (result === null) return first ? unlimited(first) : null;
       if (result.kind === 'token_rate_limited') {
+        const limit = request.tokenRate?.rateLimit ?? 0;
         throw new GatewayError(
           'rate_limit_exceeded',
-          `Rate limit reached for this token (${request.tokenRate?.rateLimit} requests per minute). Retry in ${Math.ceil(result.retryAfterMs / 1000)} s.`,
+          `Rate limit reached for this token (${limit} requests per minute). Retry in ${Math.ceil(result.retryAfterMs / 1000)} s.`,
+          null,
+          {
+            retryAfterMs: result.retryAfterMs,
+            rateLimit: { limitRequests: limit, remainingRequests: 0, resetMs: result.retryAfterMs },
+          },
         );
       }
       if (result.kind === 'acquired') {

@@ -1,9 +1,10 @@
-import { type GatewayEndpoint, type OutcomeKind, type ReportedUsage } from '@switchyard/contracts';
+import { type OutcomeKind, type ReportedUsage } from '@switchyard/contracts';
 import { type AccountLease } from '@switchyard/limiter';
 import { type Candidate } from '@switchyard/routing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type GatewayToken } from '../auth/token-directory.js';
-import { type ParsedBody } from './request-body.js';
+import { type ForwardedFrontApi, type ParsedBody } from '../front-apis/front-api.js';
+import { type ByteSample } from '../request-log/body-sample.js';
 
 // The state one client request carries through the hot path's steps (docs/architecture.md):
 // authenticate, pick, forward, fail over, relay, meter.
@@ -12,7 +13,8 @@ import { type ParsedBody } from './request-body.js';
 export interface Exchange {
   request: FastifyRequest;
   reply: FastifyReply;
-  endpoint: GatewayEndpoint;
+  /** The front API the request came in by. */
+  api: ForwardedFrontApi;
   token: GatewayToken;
   requestedAt: number;
   startedAt: number;
@@ -20,10 +22,19 @@ export interface Exchange {
   abort: AbortController;
   /** Null until the body has been read and checked. */
   body: ParsedBody | null;
+  /**
+   * The model the caller asked for, once a fallback model's body replaced its own
+   * (proxy/model-fallback.ts); `body.model` is then the fallback's.
+   */
+  requestedModel?: string;
   attempts: number;
+  /** The token's own request rate has counted this request (once, whatever it tries). */
+  rateCounted?: boolean;
   candidate: Candidate | null;
   /** The spend accounts holding this request's worst case, once held (quota/spend-holds.ts). */
   holds?: string[];
+  /** The worst case the holds were asked for, in micro-dollars, before any price group. */
+  heldWorstCase?: number;
 }
 
 /** An exchange whose body is known: what routing and forwarding work on. */
@@ -50,4 +61,9 @@ export interface Delivery {
   firstByteMs: number | null;
   /** Images an image generation returned (metering prices them when no usage came). */
   images?: number;
+  /**
+   * What the client was sent, kept only for a token with the request log on: the whole
+   * answer, or a bounded sample of a stream (request-log/).
+   */
+  responseSample?: Buffer | string | ByteSample;
 }

@@ -11,6 +11,7 @@ import { MetricsModule } from '@switchyard/observability';
 import { SecretCipher, generateSecretKeySpec } from '@switchyard/security';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { chatCompletions } from '../front-apis/chat-completions/chat-completions.api.js';
 import { RoutingModule } from '../routing/routing.module.js';
 import { RoutingState } from '../routing/routing-state.js';
 import { UpstreamModule } from '../upstream/upstream.module.js';
@@ -20,7 +21,6 @@ import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
 import { type RoutedExchange } from './exchange.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
-import { parseRequestBody } from './request-body.js';
 
 // The fail-over step against real upstream HTTP servers and the real Redis: which failures
 // spend the budget, what the budget bounds, and what a hanging channel costs.
@@ -119,7 +119,7 @@ function exchange(): RoutedExchange {
   return {
     request: { id: `req-${nextId++}`, ip: '127.0.0.1' } as FastifyRequest,
     reply: {} as FastifyReply,
-    endpoint: 'chat.completions',
+    api: chatCompletions,
     token: {
       id: 1,
       keyHash: 'hash',
@@ -131,13 +131,18 @@ function exchange(): RoutedExchange {
       group: 'default',
       rateLimit: null,
       hasQuota: false,
+      requestLog: false,
       quota: null,
+      teamId: null,
+      ownerId: null,
+      priceMultiplier: 1_000_000,
+      balanceLimit: null,
+      budgets: [],
     },
     requestedAt: Date.now(),
     startedAt: performance.now(),
     abort: new AbortController(),
-    body: parseRequestBody(
-      'chat.completions',
+    body: chatCompletions.parse(
       Buffer.from(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello' }] })),
     ),
     attempts: 0,

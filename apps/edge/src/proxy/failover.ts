@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { GatewayError, isRetryableOutcome, outcomeOfStatus } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/observability';
 import { type RoutingTable } from '@switchyard/routing';
+import { type ChannelCall, type EdgeAnswer } from '../front-apis/front-api.js';
 import { RoutingState } from '../routing/routing-state.js';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
@@ -9,15 +10,6 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
-import { localTokenCount } from './local-token-count.js';
-import {
-  adapterFor,
-  answerContext,
-  convertAnswer,
-  countTokensAnswer,
-  messagesAnswer,
-  responsesAnswer,
-} from './provider-conversion.js';
 import { summarizeJson } from './stream-observer.js';
 import {
   channelOutcome,
@@ -29,7 +21,9 @@ import {
 } from './upstream-answer.js';
 
 // The fail-over step: pick, forward, and on a failure before the first byte, the next
-// candidate. Once bytes are in, the attempt is the answer (see relay.ts).
+// candidate. Once bytes are in, the attempt is the answer (see relay.ts). What a channel is
+// sent and how its answer comes back is the front API's (front-apis/, `call`), asked once
+// an attempt.
 //
 // Failures that are certain within milliseconds (the account refused: 401/403/429; nothing
 // listens) cost no budget: the request goes on to the next candidate until none is left.
@@ -51,6 +45,13 @@ export interface FailoverOptions {
 }
 
 export const FAILOVER_OPTIONS = Symbol('FAILOVER_OPTIONS');
+
+/**
+ * The `Retry-After` of a 503 for busy or resting channels: long enough for an account's
+ * in-flight slot or a cool-down step to pass, short enough that a client's retry is not
+ * what keeps it waiting.
+ */
+const BUSY_RETRY_AFTER_MS = 1_000;
 
 /** The attempt that got an answer, held at its first bytes. */
 export interface Answered {
@@ -79,6 +80,8 @@ export class Failover {
       throw new GatewayError(
         'service_unavailable',
         'The gateway has no routing state yet; retry in a moment.',
+        null,
+        { retryAfterMs: BUSY_RETRY_AFTER_MS },
       );
     const { token, body } = exchange;
     const request: PickRequest = {
@@ -86,8 +89,11 @@ export class Failover {
       model: body.model,
       group: token.group,
       estimatedTokens: body.estimatedTokens,
+      // Counted once a request, however many models its fallbacks ask (model-fallback.ts).
       tokenRate:
-        token.rateLimit !== null ? { id: token.id, rateLimit: token.rateLimit } : undefined,
+        token.rateLimit !== null && !exchange.rateCounted
+          ? { id: token.id, rateLimit: token.rateLimit }
+          : undefined,
     };
     const excluded: Exclusions = { channels: this.breaker.openChannels(), keys: new Set() };
     const deadline = exchange.startedAt + this.options.timeBudgetMs;
@@ -100,6 +106,7 @@ export class Failover {
       const attempt = await this.picker.pick(table, request, excluded);
       // The token's own request rate counts once per request.
       request.tokenRate = undefined;
+      exchange.rateCounted = true;
       if (!attempt) break;
       exchange.attempts += 1;
       exchange.candidate = attempt.candidate;
@@ -136,15 +143,28 @@ export class Failover {
     // with its key in it (docs/architecture.md, "Secrets in error text").
     const secret = this.forwarder.secretOf(candidate);
     const redact = (text: string): string => redactSecrets(text, [secret]);
-    if (exchange.endpoint === 'messages.count_tokens' && candidate.channel.provider !== 'anthropic')
-      return this.countedHere(exchange, attempt, attemptStarted);
+    let call: ChannelCall | EdgeAnswer;
+    try {
+      call = exchange.api.call(exchange.body, {
+        channel: candidate.channel,
+        upstreamModel: candidate.upstreamModel,
+        secret,
+        settings: candidate.channel.settings ?? {},
+        clientHeaders: exchange.request.headers,
+      });
+    } catch (error) {
+      // The channel cannot take the request (its conversion refused it): it is passed over.
+      attempt.lease.release(0);
+      if (error instanceof GatewayError && !exchange.abort.signal.aborted) return error;
+      throw clientGone(exchange.abort, error);
+    }
+    if ('local' in call) return this.answeredHere(call, attempt, attemptStarted);
     let response: UpstreamResponse;
     try {
       response = await this.forwarder.forward(candidate, {
-        endpoint: exchange.endpoint,
-        body: exchange.body,
+        upstream: call.request,
         requestId: exchange.request.id,
-        clientHeaders: exchange.request.headers,
+        stream: exchange.body.stream,
         signal: exchange.abort.signal,
         firstByteMs,
       });
@@ -157,19 +177,19 @@ export class Failover {
       return { kind: error.kind, message, fast: error.fast };
     }
 
-    const adapter = adapterFor(exchange.endpoint, candidate.channel);
+    const { healthStatus } = call;
     // The answer's first chunk must come within what is left of the first-byte wait.
     const firstChunkMs = (): number =>
       Math.max(1, Math.floor(firstByteMs - (performance.now() - attemptStarted)));
     // A converted provider's error is read before its health is judged: some say in the
     // body what their status does not (docs/providers.md).
     const errorBody =
-      adapter && response.statusCode >= 400
+      healthStatus && response.statusCode >= 400
         ? await readErrorBody(response, firstChunkMs())
         : undefined;
     const kind = outcomeOfStatus(
-      adapter
-        ? adapter.healthStatus(response.statusCode, errorBody ?? Buffer.alloc(0))
+      healthStatus
+        ? healthStatus(response.statusCode, errorBody ?? Buffer.alloc(0))
         : response.statusCode,
     );
     if (isRetryableOutcome(kind)) {
@@ -188,17 +208,8 @@ export class Failover {
     try {
       answer = errorBody
         ? { kind: 'whole', body: errorBody }
-        : await receive(response, firstChunkMs());
-      const context = answerContext(exchange.body, candidate.upstreamModel);
-      if (exchange.endpoint === 'messages') {
-        answer = messagesAnswer(adapter, candidate.channel, response.statusCode, answer, context);
-      } else if (exchange.endpoint === 'responses') {
-        answer = responsesAnswer(adapter, response.statusCode, answer, context, exchange.body);
-      } else if (exchange.endpoint === 'messages.count_tokens') {
-        answer = countTokensAnswer(response.statusCode, answer, candidate.upstreamModel);
-      } else if (adapter) {
-        answer = convertAnswer(adapter, exchange.endpoint, response.statusCode, answer, context);
-      }
+        : await receive(response, firstChunkMs(), exchange.api.answersAudio === true);
+      answer = call.answer(response.statusCode, answer);
     } catch (error) {
       // Headers came but the answer did not: nothing reached the client yet, fail over.
       attempt.lease.release(0);
@@ -224,8 +235,9 @@ export class Failover {
     }
     if (answer.kind === 'whole' && response.statusCode < 400) {
       // A success that is not JSON (a proxy's HTML page, a body cut short) is a broken
-      // upstream, not an answer: nothing reached the client yet, so fail over. A /v1/messages
-      // answer was read by its conversion already (its usage is the one before conversion).
+      // upstream, not an answer: nothing reached the client yet, so fail over. An answer its
+      // front API read already (Anthropic's: its usage is the one before conversion) is not
+      // read again.
       const summary = answer.summary ?? summarizeJson(answer.body);
       if (!summary) {
         attempt.lease.release(0);
@@ -254,18 +266,16 @@ export class Failover {
   }
 
   /**
-   * A token count for a channel that has none of Anthropic's: the edge counts with its
-   * tokenizer (local-token-count.ts), and the channel is not asked (nor judged).
+   * An attempt the front API answers itself (a token count for a channel that has none of
+   * Anthropic's): the channel is not asked, nor judged.
    */
-  private async countedHere(
-    exchange: RoutedExchange,
+  private async answeredHere(
+    call: EdgeAnswer,
     attempt: Attempt,
     attemptStarted: number,
   ): Promise<Answered | GatewayError> {
-    const model = attempt.candidate.upstreamModel;
     try {
-      const body = await localTokenCount(exchange.body, model);
-      const answer = countTokensAnswer(200, { kind: 'whole', body }, model);
+      const answer = await call.local();
       return { attempt, response: null, answer, attemptStarted };
     } catch (error) {
       attempt.lease.release(0);
@@ -309,6 +319,7 @@ export function exhaustedError(
       'no_available_channel',
       `No available channel for model \`${body.model}\` in group \`${token.group}\`: every channel serving it is saturated, cooling down or unhealthy; retry later.`,
       'model',
+      { retryAfterMs: BUSY_RETRY_AFTER_MS },
     );
   }
   const tried = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
@@ -323,6 +334,7 @@ export function exhaustedError(
       'no_available_channel',
       `No available channel for model \`${body.model}\` in group \`${token.group}\`: the upstream accounts are saturated or refused (${tried}; last: ${failure.message}); retry later.`,
       'model',
+      { retryAfterMs: BUSY_RETRY_AFTER_MS },
     );
   }
   return new GatewayError(

@@ -1,12 +1,14 @@
 import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
+import { FORWARDED_APIS, FRONT_APIS } from '../front-apis/registry.js';
+import { ResponseOwners } from '../front-apis/responses/response-owners.js';
 import { SpendHolds } from '../quota/spend-holds.js';
 import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
+import { FallbacksModule } from '../fallbacks/fallbacks.module.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
-import { loadTokenCounter } from './local-token-count.js';
-import { OpenAIController } from './openai.controller.js';
+import { ModelFallback } from './model-fallback.js';
 import { ProxyRoutes } from './proxy.routes.js';
 import { ProxyService } from './proxy.service.js';
 import { Relay } from './relay.js';
@@ -15,24 +17,27 @@ import { UsageMeter } from './usage-meter.js';
 /** The `/v1` API; needs the routing, upstream and usage modules in the app. */
 @Module({})
 export class ProxyModule implements OnModuleInit {
-  onModuleInit(): Promise<void> {
-    return loadTokenCounter();
+  async onModuleInit(): Promise<void> {
+    await Promise.all(FORWARDED_APIS.flatMap((api) => (api.load ? [api.load()] : [])));
   }
 
   static forRoot(options: FailoverOptions, imports: DynamicModule[]): DynamicModule {
     return {
       module: ProxyModule,
-      imports: [AuthModule, ...imports],
-      controllers: [OpenAIController],
+      imports: [AuthModule, FallbacksModule, ...imports],
+      // The front APIs the edge answers itself; the forwarded ones are proxy.routes.ts'.
+      controllers: FRONT_APIS.flatMap((api) => (api.kind === 'served' ? [api.controller] : [])),
       providers: [
         { provide: FAILOVER_OPTIONS, useValue: options },
         ChannelPicker,
         ChannelBreaker,
         ChannelForwarder,
         Failover,
+        ModelFallback,
         Relay,
         UsageMeter,
         SpendHolds,
+        ResponseOwners,
         ProxyService,
         ProxyRoutes,
       ],

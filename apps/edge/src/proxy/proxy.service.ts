@@ -1,20 +1,28 @@
+import { setTimeout as nextTurn } from 'node:timers/promises';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
+import { GatewayError } from '@switchyard/contracts';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
+import { Clock } from '../budgets/clock.js';
+import { type ForwardedFrontApi } from '../front-apis/front-api.js';
+import { ResponseOwners } from '../front-apis/responses/response-owners.js';
 import { PriceList } from '../pricing/price-list.js';
 import { SpendHolds } from '../quota/spend-holds.js';
 import { type Exchange, type RoutedExchange } from './exchange.js';
-import { Failover } from './failover.js';
+import { ModelFallback } from './model-fallback.js';
 import { Relay } from './relay.js';
-import { parseRequestBody } from './request-body.js';
 import { UsageMeter } from './usage-meter.js';
 
-// The hot path (docs/architecture.md), one step per collaborator: authenticate, hold the
-// request's worst case against its token's quota (spend-holds.ts), then pick,
-// forward and fail over before the first byte (failover.ts), relay the answer as it comes
+// The hot path (docs/architecture.md), one step per collaborator: authenticate and read the
+// body as the caller's front API says (front-apis/), hold the
+// request's worst case against its token's quota and budgets (spend-holds.ts), then pick,
+// forward and fail over before the first byte (failover.ts), to the model's fallbacks when
+// none of its channels answered (model-fallback.ts), relay the answer as it comes
 // (relay.ts), then hand the usage to metering and the outcome to the router, without making
 // the client wait for either (usage-meter.ts).
+
+/** Bodies above this many bytes are parsed in a turn of the event loop of their own. */
+const LARGE_BODY_BYTES = 1_000_000;
 
 @Injectable()
 export class ProxyService implements OnApplicationShutdown {
@@ -26,19 +34,21 @@ export class ProxyService implements OnApplicationShutdown {
     private readonly authenticator: TokenAuthenticator,
     private readonly prices: PriceList,
     private readonly holds: SpendHolds,
-    private readonly failover: Failover,
+    private readonly fallback: ModelFallback,
     private readonly relay: Relay,
     private readonly meter: UsageMeter,
+    private readonly owners: ResponseOwners,
+    private readonly clock: Clock,
   ) {}
 
   async handle(
-    endpoint: GatewayEndpoint,
+    api: ForwardedFrontApi,
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
     this.inFlight += 1;
     try {
-      await this.exchange(endpoint, request, reply);
+      await this.exchange(api, request, reply);
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.drained?.();
@@ -54,23 +64,22 @@ export class ProxyService implements OnApplicationShutdown {
   }
 
   private async exchange(
-    endpoint: GatewayEndpoint,
+    api: ForwardedFrontApi,
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const requestedAt = Date.now();
+    // The clock budgets count periods by (a test may move it: budgets/clock.ts).
+    const requestedAt = this.clock.now();
     const startedAt = performance.now();
     const token = await this.authenticator.authenticate(
-      endpoint === 'messages' || endpoint === 'messages.count_tokens'
-        ? anthropicCredential(request)
-        : request.headers.authorization,
+      api.credential(request.headers, request),
       request.ip,
       requestedAt,
     );
     const exchange: Exchange = {
       request,
       reply,
-      endpoint,
+      api,
       token,
       requestedAt,
       startedAt,
@@ -83,13 +92,25 @@ export class ProxyService implements OnApplicationShutdown {
       if (!reply.raw.writableFinished) exchange.abort.abort();
     });
     try {
-      exchange.body = parseRequestBody(endpoint, request.body);
+      // A body of megabytes is checked, decoded and parsed in turns of its own, each a
+      // fraction of what one turn would take, so no request holds the event loop for long
+      // (docs/reliability.md, "Counting tokens in bounded time").
+      const large = Buffer.isBuffer(request.body) && request.body.length > LARGE_BODY_BYTES;
+      if (large) await nextTurn();
+      exchange.body = api.parse(request.body, request);
+      if (large) await nextTurn();
       this.authenticator.authorizeModel(token, exchange.body.model);
       this.prices.authorize(token, exchange.body.model);
       const routed = exchange as RoutedExchange;
-      // One hold for the request: its failover attempts share it.
+      // One hold for the request: its failover attempts share it, and its fallback models
+      // too (a dearer one takes it again at its price).
       await this.holds.reserve(routed);
-      const answered = await this.failover.run(routed);
+      const answered = await this.fallback.run(routed);
+      // Which model answered: the one asked for, or a fallback of it (percent-encoded when
+      // the name holds what a header cannot carry, a NUL or a non-ASCII letter).
+      void reply.header('x-switchyard-model', headerSafe(routed.body.model));
+      // An answer the upstream stored (a Response): its follow-ups must find its channel.
+      await this.owners.track(routed, answered);
       const delivery = await this.relay.deliver(routed, answered);
       this.meter.delivered(routed, answered.attempt, delivery);
     } catch (error) {
@@ -103,6 +124,14 @@ export class ProxyService implements OnApplicationShutdown {
           upstreamModel: null,
           completionText: '',
           firstByteMs: null,
+          // The request log shows what the client was told (the filter words it the same).
+          ...(token.requestLog
+            ? {
+                responseSample: JSON.stringify({
+                  error: { code: error.code, message: error.message },
+                }),
+              }
+            : {}),
         });
       }
       throw error;
@@ -110,8 +139,18 @@ export class ProxyService implements OnApplicationShutdown {
   }
 }
 
-/** Anthropic's SDKs send the key as `x-api-key`; `Authorization: Bearer` works as well. */
-function anthropicCredential(request: FastifyRequest): string | undefined {
-  const key = request.headers['x-api-key'];
-  return typeof key === 'string' && key !== '' ? `Bearer ${key}` : request.headers.authorization;
+/**
+ * A model name as a header value: itself when printable ASCII, else its UTF-8 bytes
+ * percent-encoded (a lone surrogate, which has none, as U+FFFD's).
+ */
+function headerSafe(model: string): string {
+  if (/^[\x20-\x7e]*$/.test(model)) return model;
+  let encoded = '';
+  for (const byte of Buffer.from(model, 'utf8')) {
+    encoded +=
+      byte > 0x20 && byte < 0x7f && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return encoded;
 }

@@ -1,25 +1,30 @@
 import { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { redactSecrets } from '@switchyard/observability';
-import { messagesErrorEvent } from '@switchyard/providers';
+import { RequestLog } from '../request-log/request-log.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
 import { type Delivery, type RoutedExchange } from './exchange.js';
 import { type Answered } from './failover.js';
 import { StreamObserver, WholeEvents } from './stream-observer.js';
-import { channelOutcome, interruptionEvent } from './upstream-answer.js';
+import { channelOutcome } from './upstream-answer.js';
 
 // The relay step: the upstream's answer (success or the client's own error) to the client
 // as it comes, and what was delivered for metering. Nothing here is retried: bytes are out.
+// The answer is in the caller's front API's shape already (failover.ts); a stream broken
+// off ends with that API's error event.
 
 const PASSED_HEADERS = ['content-type', 'openai-processing-ms', 'openai-version'];
 
 @Injectable()
 export class Relay {
-  constructor(private readonly outcomes: OutcomeReporter) {}
+  constructor(
+    private readonly outcomes: OutcomeReporter,
+    private readonly requestLog: RequestLog,
+  ) {}
 
   /** Resolves once the client has the whole answer (or has left). */
   async deliver(exchange: RoutedExchange, answered: Answered): Promise<Delivery> {
-    const { reply } = exchange;
+    const { reply, api } = exchange;
     const { attempt, response, answer, attemptStarted } = answered;
     const firstByteMs = Math.round(performance.now() - exchange.startedAt);
     // An answer the edge made itself (a token count) is a 200 with no upstream headers.
@@ -41,32 +46,42 @@ export class Relay {
         upstreamModel: summary?.model ?? attempt.candidate.upstreamModel,
         completionText: summary?.completionText ?? '',
         firstByteMs,
-        ...(exchange.endpoint === 'images.generations' && summary ? { images: summary.items } : {}),
+        ...(api.imagesOf && summary ? { images: api.imagesOf(summary) } : {}),
+        ...(exchange.token.requestLog ? { responseSample: answer.body } : {}),
       };
     }
 
+    if (answer.translator?.contentType)
+      void reply.header('content-type', answer.translator.contentType);
     void reply.status(status).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
     const observer = new StreamObserver();
     const events = new WholeEvents();
+    // Only a token with the request log on pays for a copy of the stream's first bytes.
+    const sample = exchange.token.requestLog ? this.requestLog.sample() : null;
     let interrupted: string | null = null;
     const relay = Readable.from(
       (async function* () {
         try {
+          // Audio bytes have no events to keep whole, nor any the observer could read.
+          const take = (chunk: Buffer): Buffer | null => {
+            sample?.add(chunk);
+            if (answer.binary) return chunk;
+            observer.see(chunk);
+            return events.take(chunk);
+          };
           if (answer.first) {
-            observer.see(answer.first);
-            const whole = events.take(answer.first);
+            const whole = take(answer.first);
             if (whole) yield whole;
           }
           for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
-            observer.see(next.value);
-            const whole = events.take(next.value);
+            const whole = take(next.value);
             if (whole) yield whole;
           }
           // A translated stream says itself how it ended; OpenAI's ends with [DONE], and one
           // that stops before it (mid-event, say) was cut, however cleanly the body closed.
           if (!answer.translator && !observer.ended) {
             interrupted = 'the upstream ended the stream before its [DONE] event';
-            yield Buffer.from(interruptionEvent(interrupted));
+            yield Buffer.from(api.interruption(interrupted));
           } else if (events.rest) {
             yield events.rest;
           }
@@ -74,11 +89,14 @@ export class Relay {
           if (exchange.abort.signal.aborted) return;
           // Keys the edge opened are registered with the redaction (key-vault.ts).
           interrupted = redactSecrets((error as Error).message);
+          // Audio cut short has no error event: the connection is cut too, so the client
+          // sees a broken download rather than a short file.
+          if (answer.binary) {
+            reply.raw.destroy();
+            return;
+          }
           yield Buffer.from(
-            answer.translator?.interrupt?.(interrupted) ??
-              (exchange.endpoint === 'messages'
-                ? messagesErrorEvent(`The upstream stream was interrupted: ${interrupted}`)
-                : interruptionEvent(interrupted)),
+            answer.translator?.interrupt?.(interrupted) ?? api.interruption(interrupted),
           );
         } finally {
           // The client left early: stop reading (and paying for) the upstream's answer.
@@ -113,6 +131,7 @@ export class Relay {
       upstreamModel: summary.model ?? attempt.candidate.upstreamModel,
       completionText: summary.completionText,
       firstByteMs,
+      ...(sample ? { responseSample: sample } : {}),
     };
   }
 }

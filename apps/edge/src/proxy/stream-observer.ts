@@ -114,9 +114,7 @@ function chunkOf(line: string): Partial<ChatCompletionChunk> | null {
   if (data === '' || data === '[DONE]') return null;
   try {
     const chunk = JSON.parse(data) as unknown;
-    return typeof chunk === 'object' && chunk !== null
-      ? (chunk as Partial<ChatCompletionChunk>)
-      : null;
+    return typeof chunk === 'object' && chunk !== null ? chunk : null;
   } catch {
     return null;
   }

@@ -21,6 +21,8 @@ export type Answer =
        * as its conversion read it (/v1/messages: the usage of the answer before conversion).
        */
       summary?: JsonSummary;
+      /** The id the upstream keeps this answer under (a stored Response): see `storedId` below. */
+      storedId?: string;
     }
   | {
       kind: 'stream';
@@ -28,10 +30,20 @@ export type Answer =
       rest: AsyncIterator<Buffer>;
       /** Set when the stream is converted: its usage, and whether the provider broke it off. */
       translator?: StreamTranslator;
+      /** Bytes, not events (audio): relayed as they come, not held to event boundaries. */
+      binary?: boolean;
+      /**
+       * The id the upstream keeps this answer under (a stored Response), once the events
+       * relayed so far have said it: its follow-ups must go back to the same channel and key
+       * (front-apis/responses/response-owners.ts).
+       */
+      storedId?: () => string | null;
     };
 
 /** Server-sent events, and AWS's binary event stream (Bedrock's ConverseStream). */
 const STREAM_TYPES = /text\/event-stream|application\/vnd\.amazon\.eventstream/;
+/** Audio (OpenAI's speech): streamed as it comes, however long, rather than read whole. */
+const AUDIO_TYPES = /^\s*audio\//i;
 
 /**
  * Reads an answer up to its first body chunk, which must come within `firstChunkMs` of the
@@ -40,10 +52,18 @@ const STREAM_TYPES = /text\/event-stream|application\/vnd\.amazon\.eventstream/;
  * After the first chunk only the idle timeout applies (a relay's keep-alive padding counts
  * as a chunk, so a long generation is never cut).
  */
-export async function receive(response: UpstreamResponse, firstChunkMs: number): Promise<Answer> {
+export async function receive(
+  response: UpstreamResponse,
+  firstChunkMs: number,
+  /** The front API answers audio (speech): an `audio/*` answer is streamed as bytes. */
+  audio = false,
+): Promise<Answer> {
   const chunks = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const first = await firstChunk(response, chunks, firstChunkMs);
-  if (!STREAM_TYPES.test(String(response.headers['content-type'] ?? ''))) {
+  const type = String(response.headers['content-type'] ?? '');
+  if (audio && AUDIO_TYPES.test(type))
+    return { kind: 'stream', first: first.done ? null : first.value, rest: chunks, binary: true };
+  if (!STREAM_TYPES.test(type)) {
     const parts = first.done ? [] : [first.value];
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       parts.push(next.value);

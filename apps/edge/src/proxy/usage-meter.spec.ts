@@ -1,6 +1,6 @@
 import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { chatCompletions } from '../front-apis/chat-completions/chat-completions.api.js';
 import { type Exchange } from './exchange.js';
-import { parseRequestBody } from './request-body.js';
 import { usageRecordOf } from './usage-meter.js';
 
 // What one request becomes for metering: the record the edge queues.
@@ -9,7 +9,7 @@ function exchange(body: Exchange['body']): Exchange {
   return {
     request: { id: 'req-1', ip: '10.0.0.7' } as FastifyRequest,
     reply: {} as FastifyReply,
-    endpoint: 'chat.completions',
+    api: chatCompletions,
     token: {
       id: 42,
       keyHash: 'hash',
@@ -21,7 +21,13 @@ function exchange(body: Exchange['body']): Exchange {
       group: 'default',
       rateLimit: null,
       hasQuota: true,
+      requestLog: false,
       quota: 1_000,
+      teamId: null,
+      ownerId: null,
+      priceMultiplier: 1_000_000,
+      balanceLimit: null,
+      budgets: [],
     },
     requestedAt: 1_700_000_000_000,
     startedAt: performance.now(),
@@ -32,8 +38,7 @@ function exchange(body: Exchange['body']): Exchange {
   };
 }
 
-const chat = parseRequestBody(
-  'chat.completions',
+const chat = chatCompletions.parse(
   Buffer.from(
     JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'count me' }] }),
   ),

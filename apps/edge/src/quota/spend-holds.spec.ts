@@ -1,5 +1,12 @@
-import { parseRequestBody } from '../proxy/request-body.js';
-import { DEFAULT_OUTPUT_TOKENS, worstCaseCost } from './spend-holds.js';
+import { type GatewayEndpoint } from '@switchyard/contracts';
+import { type ParsedBody } from '../front-apis/front-api.js';
+import { frontApiOf } from '../front-apis/registry.js';
+import { DEFAULT_OUTPUT_TOKENS } from '../front-apis/request-body.js';
+import { worstCaseCost } from './spend-holds.js';
+
+/** A body as the front API of `endpoint` reads it (its worst-case output included). */
+const parseRequestBody = (endpoint: GatewayEndpoint, body: unknown): ParsedBody =>
+  frontApiOf(endpoint).parse(body);
 
 const raw = (value: unknown) => Buffer.from(JSON.stringify(value));
 /** One micro-dollar a token in, two out. */
@@ -10,43 +17,35 @@ describe('worstCaseCost', () => {
     for (const field of ['max_tokens', 'max_completion_tokens']) {
       const body = raw({ model: 'm', messages: [{ role: 'user', content: 'hi' }], [field]: 10 });
       const parsed = parseRequestBody('chat.completions', body);
-      expect(worstCaseCost('chat.completions', parsed, price)).toBe(body.length + 20);
+      expect(worstCaseCost(parsed, price)).toBe(body.length + 20);
     }
     const responses = raw({ model: 'm', input: 'hi', max_output_tokens: 7 });
-    expect(worstCaseCost('responses', parseRequestBody('responses', responses), price)).toBe(
+    expect(worstCaseCost(parseRequestBody('responses', responses), price)).toBe(
       responses.length + 14,
     );
   });
 
   it('assumes the default output limit when the request sets none', () => {
     const body = raw({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    expect(
-      worstCaseCost('chat.completions', parseRequestBody('chat.completions', body), price),
-    ).toBe(body.length + 2 * DEFAULT_OUTPUT_TOKENS);
+    expect(worstCaseCost(parseRequestBody('chat.completions', body), price)).toBe(
+      body.length + 2 * DEFAULT_OUTPUT_TOKENS,
+    );
   });
 
   it('prices embeddings by their input, images as metering bills them, and counting at nothing', () => {
     const input = raw({ model: 'm', input: 'hello' });
-    expect(worstCaseCost('embeddings', parseRequestBody('embeddings', input), price)).toBe(
-      input.length,
-    );
+    expect(worstCaseCost(parseRequestBody('embeddings', input), price)).toBe(input.length);
     const images = raw({ model: 'm', prompt: 'a cat', n: 2 });
-    expect(
-      worstCaseCost('images.generations', parseRequestBody('images.generations', images), price),
-    ).toBe(images.length + 2 * 2 * 1_000);
+    expect(worstCaseCost(parseRequestBody('images.generations', images), price)).toBe(
+      images.length + 2 * 2 * 1_000,
+    );
     const count = raw({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    expect(
-      worstCaseCost(
-        'messages.count_tokens',
-        parseRequestBody('messages.count_tokens', count),
-        price,
-      ),
-    ).toBeNull();
+    expect(worstCaseCost(parseRequestBody('messages.count_tokens', count), price)).toBeNull();
   });
 
   it('rounds up, so a priced request never holds nothing', () => {
     const body = raw({ model: 'm', input: 'x' });
     const cheap = { inputPrice: 1, outputPrice: 1 };
-    expect(worstCaseCost('embeddings', parseRequestBody('embeddings', body), cheap)).toBe(1);
+    expect(worstCaseCost(parseRequestBody('embeddings', body), cheap)).toBe(1);
   });
 });

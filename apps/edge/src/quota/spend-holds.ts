@@ -1,59 +1,49 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  applyMultiplier,
+  parseBalanceAccount,
+  parseBudgetAccount,
+  type TokenPrice,
+} from '@switchyard/domain';
 import { Counter, Registry } from '@switchyard/observability';
-import { type TokenPrice } from '@switchyard/domain';
-import { SpendLedger, spendAccount } from '@switchyard/spend';
+import { SpendLedger, type Charge } from '@switchyard/spend';
 import { TokensRepository } from '../auth/tokens.repository.js';
+import { BUDGET_TIME_ZONE } from '../budgets/budgets.module.js';
+import { Clock } from '../budgets/clock.js';
 import { PriceList } from '../pricing/price-list.js';
 import { type Exchange, type RoutedExchange } from '../proxy/exchange.js';
-import { completionBudget, type ParsedBody } from '../proxy/request-body.js';
+import { type ParsedBody } from '../front-apis/front-api.js';
+import { accountsPaying, refusal } from './accounts-paying.js';
 
 // The quota step of the hot path (docs/architecture.md, "Spend holds"): before a request
-// is forwarded, its worst-case cost is held against its token's quota in the shared spend
-// ledger, so requests in flight together cannot spend the quota many times over. Metering
-// settles the hold when it commits the request's usage; a request that fails here gives
-// its hold back at once.
+// is forwarded, its worst-case cost is held against every account that pays for it in the
+// shared spend ledger (its token's quota, the budgets covering it, its team's balance:
+// docs/budgets.md), all or none, so requests in flight together cannot spend any of them
+// many times over. Metering settles the holds when it commits the request's usage; a
+// request that fails here gives its holds back at once.
 //
-// Nothing is asked of Redis for a token without a quota, nor for a model without a price
+// Nothing is asked of Redis for a token nothing limits, nor for a model without a price
 // (metering bills it at its default price, as before holds). While Redis cannot be asked,
 // requests are served unheld (fail open, docs/reliability.md): the token is still refused
 // once metering finds its quota spent.
 
-/** A request that names no output limit may produce this many tokens (docs/architecture.md). */
-export const DEFAULT_OUTPUT_TOKENS = 4_096;
-/** What metering bills an image without token usage: this many completion tokens. */
-const TOKENS_PER_IMAGE = 1_000;
 const PER_MILLION = 1_000_000n;
 /** How often an unreachable ledger is logged: every request would flood the log. */
 const WARN_EVERY_MS = 10_000;
 
 /**
  * The most the request can cost, in micro-dollars: every byte of the body taken as a
- * prompt token (a token is at least a byte of text), plus its output limit or
- * `DEFAULT_OUTPUT_TOKENS`, at the model's price. Null: the request costs nothing.
+ * prompt token (a token is at least a byte of text), or the worst-case input its front API
+ * names (search units, characters, seconds), plus the most output its front API bills it
+ * for (its output limit, or `DEFAULT_OUTPUT_TOKENS`), at the model's price. Null: the
+ * request costs nothing.
  */
-export function worstCaseCost(
-  endpoint: GatewayEndpoint,
-  body: ParsedBody,
-  price: TokenPrice,
-): number | null {
-  let output: number;
-  switch (endpoint) {
-    case 'messages.count_tokens':
-      return null;
-    case 'embeddings':
-      output = 0;
-      break;
-    case 'images.generations': {
-      const n = body.json.n;
-      output = (typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1) * TOKENS_PER_IMAGE;
-      break;
-    }
-    default:
-      output = completionBudget(body.json) || DEFAULT_OUTPUT_TOKENS;
-  }
+export function worstCaseCost(body: ParsedBody, price: TokenPrice): number | null {
+  const output = body.worstCaseOutputTokens;
+  if (output === null) return null;
+  const input = body.worstCaseInputTokens ?? body.raw.length;
   const total =
-    BigInt(body.raw.length) * BigInt(price.inputPrice) + BigInt(output) * BigInt(price.outputPrice);
+    BigInt(input) * BigInt(price.inputPrice) + BigInt(output) * BigInt(price.outputPrice);
   return Number((total + PER_MILLION - 1n) / PER_MILLION);
 }
 
@@ -67,65 +57,113 @@ export class SpendHolds {
     private readonly ledger: SpendLedger,
     private readonly prices: PriceList,
     private readonly tokens: TokensRepository,
+    private readonly clock: Clock,
+    @Inject(BUDGET_TIME_ZONE) private readonly zone: string,
     registry: Registry,
   ) {
     this.outcomes = new Counter({
       name: 'edge_spend_holds_total',
-      help: 'Quota holds taken before forwarding: held (the worst case), partial (what was left), refused, or unchecked (Redis unreachable: served unheld).',
+      help: 'Holds taken before forwarding (quota, budgets, balance): held (the worst case), partial (what was left), refused, or unchecked (Redis unreachable: served unheld).',
       labelNames: ['outcome'],
       registers: [registry],
     });
   }
 
-  /** Holds the request's worst case against its token's quota, or refuses it with 429. */
+  /** Holds the request's worst case on every account paying for it, or refuses it with 429. */
   async reserve(exchange: RoutedExchange): Promise<void> {
     const { token, body } = exchange;
-    if (token.quota === null) return;
-    const price = this.prices.priceOf(body.model);
+    const paying = accountsPaying(token, new Date(exchange.requestedAt), this.zone);
+    if (paying.length === 0) return;
+    const price = this.prices.priceOf(body.model, token.group);
     if (!price) return;
-    const amount = worstCaseCost(exchange.endpoint, body, price);
-    if (amount === null) return;
-    const account = spendAccount('token', token.id);
+    const base = worstCaseCost(body, price);
+    if (base === null) return;
+    // The price group multiplies what metering will bill, so it multiplies the worst case.
+    const amount = Number(applyMultiplier(BigInt(base), token.priceMultiplier));
+    exchange.heldWorstCase = base;
+    const charges: Charge[] = paying.map(({ account, limit }) => ({ account, limit, amount }));
     let result;
     try {
       result = await this.ledger.reserve(
         exchange.request.id,
-        [{ account, limit: token.quota, amount }],
+        charges,
         (accounts) => this.settledSpend(accounts),
+        this.clock.now(),
       );
     } catch (error) {
       this.outcomes.inc({ outcome: 'unchecked' });
-      this.warn(`quota holds unchecked, serving unheld: ${(error as Error).message}`);
+      this.warn(`spend holds unchecked, serving unheld: ${(error as Error).message}`);
       return;
     }
     if (result.kind === 'refused') {
       this.outcomes.inc({ outcome: 'refused' });
-      throw new GatewayError(
-        'insufficient_quota',
-        result.available > 0
-          ? `This token's quota cannot cover this request: ${result.available} micro-dollars are left after the requests in flight. Retry when they finish, or ask an administrator to raise it.`
-          : "This token's quota is used up, or held by its requests in flight. Retry when they finish, or ask an administrator to raise it.",
-      );
+      throw refusal(paying[result.index]!, result.available, this.clock.now());
     }
-    this.outcomes.inc({ outcome: result.holds[0]! < amount ? 'partial' : 'held' });
-    exchange.holds = [account];
+    this.outcomes.inc({
+      outcome: result.holds.some((held) => held < amount) ? 'partial' : 'held',
+    });
+    exchange.holds = charges.map((charge) => charge.account);
   }
 
-  /** Gives a failed request's hold back at once; metering would only drop it later. */
+  /**
+   * The request moved to a fallback model (proxy/model-fallback.ts): a hold smaller than
+   * that model's worst case is given back and taken again at its price, under the same
+   * request id, so the request holds once, never twice, and what it may cost stays covered
+   * (a refusal is then the request's answer, as it would have been for that model).
+   */
+  async cover(exchange: RoutedExchange): Promise<void> {
+    const { token, body } = exchange;
+    const price = this.prices.priceOf(body.model, token.group);
+    const base = price ? worstCaseCost(body, price) : null;
+    if (base === null || (exchange.heldWorstCase ?? 0) >= base) return;
+    const accounts = exchange.holds;
+    if (accounts) {
+      exchange.holds = undefined;
+      exchange.heldWorstCase = undefined;
+      await this.ledger.release(exchange.request.id, accounts).catch((error: unknown) => {
+        this.warn(`spend hold not released (it expires): ${(error as Error).message}`);
+      });
+    }
+    await this.reserve(exchange);
+  }
+
+  /** Gives a failed request's holds back at once; metering would only drop them later. */
   release(exchange: Exchange): void {
     if (!exchange.holds) return;
     const accounts = exchange.holds;
     exchange.holds = undefined;
     this.ledger.release(exchange.request.id, accounts).catch((error: unknown) => {
-      this.warn(`quota hold not released (it expires): ${(error as Error).message}`);
+      this.warn(`spend hold not released (it expires): ${(error as Error).message}`);
     });
   }
 
-  /** The tokens' spend committed in Postgres, for accounts the ledger has no copy of. */
+  /**
+   * The spend committed in Postgres, for accounts the ledger has no copy of: a token's used
+   * quota, a budget period's `BudgetSpend`, a balance's debited total.
+   */
   private async settledSpend(accounts: string[]): Promise<number[]> {
-    const ids = accounts.map((account) => Number(account.slice('token:'.length)));
-    const used = await this.tokens.usedQuotas(ids);
-    return ids.map((id) => used.get(id) ?? 0);
+    const tokenIds: number[] = [];
+    const periods: { subject: string; periodStart: Date }[] = [];
+    const teamIds: number[] = [];
+    for (const account of accounts) {
+      const period = parseBudgetAccount(account);
+      const team = parseBalanceAccount(account);
+      if (period) periods.push(period);
+      else if (team !== null) teamIds.push(team);
+      else tokenIds.push(Number(account.slice('token:'.length)));
+    }
+    const [used, spent, debited] = await Promise.all([
+      tokenIds.length > 0 ? this.tokens.usedQuotas(tokenIds) : new Map<number, number>(),
+      periods.length > 0 ? this.tokens.budgetSpent(periods) : new Map<string, number>(),
+      teamIds.length > 0 ? this.tokens.debited(teamIds) : new Map<number, number>(),
+    ]);
+    return accounts.map((account) => {
+      const period = parseBudgetAccount(account);
+      if (period) return spent.get(account.slice('budget:'.length)) ?? 0;
+      const team = parseBalanceAccount(account);
+      if (team !== null) return debited.get(team) ?? 0;
+      return used.get(Number(account.slice('token:'.length))) ?? 0;
+    });
   }
 
   private warn(message: string): void {

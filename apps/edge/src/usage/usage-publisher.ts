@@ -4,9 +4,9 @@ import {
   storableUsageRecord,
   type UsageRecord,
 } from '@switchyard/contracts';
-import { UsageQueue } from '@switchyard/messaging';
-import { Counter, Registry } from '@switchyard/observability';
-import { Redis } from 'ioredis';
+import { UsageQueue, type AnyRedis, type QueueConnection } from '@switchyard/messaging';
+import { Counter, Registry, recordFinishedSpan, tracingActive } from '@switchyard/observability';
+import { RequestMetrics } from './request-metrics.js';
 import { UsageSpool } from './usage-spool.js';
 
 // The usage of finished requests, for the metering worker. Records are gathered for a few
@@ -19,15 +19,15 @@ const FLUSH_AFTER_MS = 10;
 const REPLAY_EVERY_MS = 2_000;
 
 export interface UsagePublisherOptions {
-  redisUrl: string;
-  queuePrefix: string;
+  /** Where the queue lives: one server, Sentinel's master or a cluster, and its prefix. */
+  queues: Pick<QueueConnection, 'createClient' | 'prefix'>;
   spoolDirectory: string;
 }
 
 @Injectable()
 export class UsagePublisher implements OnApplicationShutdown {
   private readonly logger = new Logger('UsagePublisher');
-  private readonly connection: Redis;
+  private readonly connection: AnyRedis;
   private readonly queue: UsageQueue;
   private readonly spool: UsageSpool;
   private pending: UsageRecord[] = [];
@@ -36,14 +36,18 @@ export class UsagePublisher implements OnApplicationShutdown {
   private replaying = false;
   private readonly published: Counter<'outcome'>;
 
-  constructor(options: UsagePublisherOptions, registry: Registry) {
-    this.connection = new Redis(options.redisUrl, {
+  constructor(
+    options: UsagePublisherOptions,
+    registry: Registry,
+    private readonly metrics: RequestMetrics,
+  ) {
+    this.connection = options.queues.createClient({
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     });
     this.connection.on('error', () => undefined);
-    this.queue = new UsageQueue({ connection: this.connection, prefix: options.queuePrefix });
+    this.queue = new UsageQueue({ connection: this.connection, prefix: options.queues.prefix });
     this.queue.on('error', () => undefined);
     this.spool = new UsageSpool(options.spoolDirectory);
     this.published = new Counter({
@@ -56,10 +60,14 @@ export class UsagePublisher implements OnApplicationShutdown {
     this.replayTimer.unref();
   }
 
+  /** Every finished request passes here once: for metering, and for the request metrics. */
   record(usage: UsageRecord): void {
+    this.metrics.observe(usage);
     // Made storable here, before the queue: a NUL or a lone surrogate from a client or an
     // upstream would otherwise fail the record's insert on every attempt.
-    this.pending.push(storableUsageRecord(usage));
+    const storable = storableUsageRecord(usage);
+    if (tracingActive()) traceRequest(storable);
+    this.pending.push(storable);
     if (this.pending.length >= USAGE_BATCH_MAX_RECORDS) void this.flush();
     else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
   }
@@ -106,4 +114,34 @@ export class UsagePublisher implements OnApplicationShutdown {
     await this.queue.close().catch(() => undefined);
     this.connection.disconnect();
   }
+}
+
+/**
+ * What the gateway decided and measured, as a span of the request's trace from its arrival
+ * to now (the HTTP server span has ended by the time a stream's usage is known): ids, never
+ * a key or a token string, and no prompt. The record carries the span's context on to
+ * metering (docs/operations.md, "Traces").
+ */
+function traceRequest(record: UsageRecord): void {
+  const traceparent = recordFinishedSpan(`gateway ${record.endpoint}`, record.requestedAt, {
+    'gen_ai.request.model': record.model,
+    ...(record.upstreamModel ? { 'gen_ai.response.model': record.upstreamModel } : {}),
+    'switchyard.request.id': record.requestId,
+    'switchyard.token.id': record.tokenId,
+    ...(record.channelId !== null ? { 'switchyard.channel.id': record.channelId } : {}),
+    ...(record.keyId !== null ? { 'switchyard.key.id': record.keyId } : {}),
+    'switchyard.attempts': record.attempts,
+    'switchyard.failovers': Math.max(0, record.attempts - 1),
+    'switchyard.stream': record.stream,
+    'http.response.status_code': record.status,
+    ...(record.errorCode ? { 'switchyard.error.code': record.errorCode } : {}),
+    ...(record.firstByteMs !== null ? { 'switchyard.first_byte_ms': record.firstByteMs } : {}),
+    ...(record.usage
+      ? {
+          'gen_ai.usage.input_tokens': record.usage.promptTokens,
+          'gen_ai.usage.output_tokens': record.usage.completionTokens,
+        }
+      : {}),
+  });
+  if (traceparent) record.traceparent = traceparent;
 }

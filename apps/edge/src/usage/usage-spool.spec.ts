@@ -32,12 +32,13 @@ describe('UsageSpool', () => {
     await spool.append([record('a'), record('b')]);
     await spool.append([record('c')]);
     const replayed: string[][] = [];
-    await spool.drain(async (batch) => void replayed.push(batch.map((r) => r.requestId)));
+    await spool.drain((batch) => {
+      replayed.push(batch.map((r) => r.requestId));
+      return Promise.resolve();
+    });
     expect(replayed).toEqual([['a', 'b'], ['c']]);
     expect(await readdir(directory)).toEqual([]);
-    await spool.drain(async () => {
-      throw new Error('nothing left to replay');
-    });
+    await spool.drain(() => Promise.reject(new Error('nothing left to replay')));
   });
 
   it('keeps a file whose replay failed, and replays it next time', async () => {
@@ -49,7 +50,10 @@ describe('UsageSpool', () => {
     ).rejects.toThrow('Redis still away');
     await spool.append([record('b')]);
     const replayed: string[] = [];
-    await spool.drain(async (records) => void replayed.push(...records.map((r) => r.requestId)));
+    await spool.drain((records) => {
+      replayed.push(...records.map((r) => r.requestId));
+      return Promise.resolve();
+    });
     expect(replayed.sort()).toEqual(['a', 'b']);
     expect(await readdir(directory)).toEqual([]);
   });
@@ -64,9 +68,10 @@ describe('UsageSpool', () => {
       `${loose.map((r) => JSON.stringify(r)).join('\n')}\nnot json, cut short by a crash {"req\n`,
     );
     const replayed: string[][] = [];
-    await new UsageSpool(directory).drain(
-      async (batch) => void replayed.push(batch.map((r) => r.requestId)),
-    );
+    await new UsageSpool(directory).drain((batch) => {
+      replayed.push(batch.map((r) => r.requestId));
+      return Promise.resolve();
+    });
     expect(replayed.map((batch) => batch.length)).toEqual([USAGE_BATCH_MAX_RECORDS, 20]);
     expect(replayed.flat()).toEqual(loose.map((r) => r.requestId));
     expect(await readdir(directory)).toEqual([]);

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { QueueConnection } from '@switchyard/messaging';
 import { Registry } from '@switchyard/observability';
 import { OutcomeReporter } from './outcome-reporter.js';
+import { RequestMetrics } from './request-metrics.js';
 import { UsagePublisher } from './usage-publisher.js';
 
 @Module({})
@@ -13,10 +14,7 @@ export class UsageModule {
         {
           provide: UsagePublisher,
           useFactory: (queues: QueueConnection, registry: Registry) =>
-            new UsagePublisher(
-              { redisUrl: queues.url, queuePrefix: queues.prefix, spoolDirectory },
-              registry,
-            ),
+            new UsagePublisher({ queues, spoolDirectory }, registry, new RequestMetrics(registry)),
           inject: [QueueConnection, Registry],
         },
         OutcomeReporter,

@@ -7,12 +7,10 @@ import {
 } from '@nestjs/common';
 import { outcomeOfStatus } from '@switchyard/contracts';
 import { ChannelStatus } from '@switchyard/db';
-import { chatAdapterFor, outboundHeaders, type ChatAdapter } from '@switchyard/providers';
+import { ChannelClient, chatPing, readAtMost, type ChannelCall } from '@switchyard/providers';
 import { type StoredChannel, type StoredKey } from '@switchyard/gateway-store';
 import { isWildcard } from '@switchyard/domain';
-import { upstreamTarget } from '@switchyard/routing';
 import { SecretCipher } from '@switchyard/security';
-import { Agent } from 'undici';
 import { HealthBook } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
 import { RoutingAuthority } from '../snapshots/routing-authority.js';
@@ -23,6 +21,8 @@ import { RoutingAuthority } from '../snapshots/routing-authority.js';
 
 export const PROBE_INTERVAL = Symbol('PROBE_INTERVAL');
 const PROBE_TIMEOUT_MS = 10_000;
+/** Enough of an answer for a provider's error in its body (ChatAdapter.healthStatus). */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 type ProbeResult = 'healthy' | 'banned' | 'failing';
 
@@ -31,10 +31,10 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Prober');
   private timer: NodeJS.Timeout | undefined;
   private running = false;
-  private readonly agent = new Agent({
-    headersTimeout: PROBE_TIMEOUT_MS,
-    bodyTimeout: PROBE_TIMEOUT_MS,
-    connect: { timeout: PROBE_TIMEOUT_MS },
+  private readonly client = new ChannelClient({
+    firstByteMs: PROBE_TIMEOUT_MS,
+    idleMs: PROBE_TIMEOUT_MS,
+    userAgent: 'switchyard-router/probe',
   });
 
   constructor(
@@ -51,7 +51,7 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.agent.close();
+    await this.client.close();
   }
 
   async round(): Promise<void> {
@@ -80,72 +80,34 @@ export class Prober implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
+  /**
+   * The one-token chat request the admin's channel test sends too (libs/providers'
+   * `chatPing`), in the channel's provider's format; an openai channel that names only
+   * wildcard models is asked for its model list instead.
+   */
   private async probe(channel: StoredChannel, key: StoredKey): Promise<ProbeResult> {
     const model = channel.models.find((m) => !isWildcard(m));
-    let adapter: ChatAdapter | null;
+    const name = model ?? '';
     try {
-      adapter = chatAdapterFor(channel.provider);
-    } catch {
-      return 'failing';
-    }
-    if (adapter) return this.probeConverted(adapter, channel, key, model ?? '');
-    const target = upstreamTarget(channel.baseUrl, model ? '/chat/completions' : '/models');
-    try {
-      const response = await this.agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: model ? 'POST' : 'GET',
-        headers: {
-          authorization: `Bearer ${this.cipher.open(key.secretCiphertext)}`,
-          'content-type': 'application/json',
-        },
-        body: model
-          ? JSON.stringify({
-              model: channel.modelMapping[model] ?? model,
-              messages: [{ role: 'user', content: 'ping' }],
-              max_tokens: 1,
-            })
-          : undefined,
-      });
-      await response.body.dump();
-      const kind = outcomeOfStatus(response.statusCode);
-      if (kind === 'banned') return 'banned';
-      return kind === 'server_error' ? 'failing' : 'healthy';
-    } catch {
-      return 'failing';
-    }
-  }
-
-  /** A channel of another provider than openai: the same one-token request, in its format. */
-  private async probeConverted(
-    adapter: ChatAdapter,
-    channel: StoredChannel,
-    key: StoredKey,
-    model: string,
-  ): Promise<ProbeResult> {
-    try {
-      const upstreamModel = channel.modelMapping[model] ?? model;
-      const outbound = adapter.chatRequest(
+      const secret = this.cipher.open(key.secretCiphertext);
+      const ping = chatPing(
         {
-          body: { model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
-          upstreamModel,
-          secret: this.cipher.open(key.secretCiphertext),
+          provider: channel.provider,
+          baseUrl: channel.baseUrl,
+          secret,
           settings: channel.settings,
+          upstreamModel: channel.modelMapping[name] ?? name,
         },
-        false,
+        name,
+        1,
       );
-      const base = new URL(channel.baseUrl);
-      const path = `${base.pathname.replace(/\/+$/, '')}${outbound.path}`;
-      const headers = await outboundHeaders(outbound, new URL(path, base.origin));
-      const response = await this.agent.request({
-        origin: base.origin,
-        path,
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: outbound.body,
-      });
-      const body = Buffer.from(await response.body.arrayBuffer());
-      const kind = outcomeOfStatus(adapter.healthStatus(response.statusCode, body));
+      const call: ChannelCall =
+        model === undefined && channel.provider === 'openai'
+          ? { baseUrl: channel.baseUrl, path: '/models', method: 'GET', secret }
+          : ping.call;
+      const response = await this.client.send(call);
+      const answer = await readAtMost(response.body, MAX_ANSWER_BYTES);
+      const kind = outcomeOfStatus(ping.healthStatus(response.statusCode, answer));
       if (kind === 'banned') return 'banned';
       return kind === 'server_error' ? 'failing' : 'healthy';
     } catch {

@@ -149,4 +149,23 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     const back = await nextSnapshot(resting.version);
     expect(routedIds(back)).toEqual([routed.id]);
   });
+
+  it('stores a ban reported while no router leads, once one does', async () => {
+    // The leader dies holding the lock: until it expires, no router may store anything.
+    await testbed.stopRouter(standby);
+    await testbed.redis.set('router:leader', 'a-router-that-died', 'PX', 3_000);
+    const successor = await testbed.startRouter();
+    expect(successor.lock.isLeader).toBe(false);
+    await report(successor, [
+      { channelId: routed.id, keyId: routed.keys[0]!, kind: 'banned', httpStatus: 401 },
+    ]);
+    await waitFor(
+      async () =>
+        (await testbed.keyStatuses(routed.id))[0] === ChannelStatus.auto_disabled
+          ? true
+          : undefined,
+      { what: 'the ban stored by the router that took over' },
+    );
+    expect(successor.lock.isLeader).toBe(true);
+  });
 });

@@ -16,7 +16,7 @@ import {
 import { ChannelStatus } from '@switchyard/db';
 import { ChannelStore, type StoredChannel } from '@switchyard/gateway-store';
 import { EventBus, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
-import { Counter, Registry, redactAndCut, registerSecret } from '@switchyard/observability';
+import { Counter, Gauge, Registry, redactAndCut, registerSecret } from '@switchyard/observability';
 import { SecretCipher } from '@switchyard/security';
 import { HealthBook, type HealthChange } from '../health/health-book.js';
 import { LeaderLock } from '../leadership/leader-lock.js';
@@ -32,6 +32,16 @@ const PUBLISH_DEBOUNCE_MS = 50;
 const MAX_REASON_CHARS = 500;
 /** A safety net for missed `channel.changed` events. */
 const RELOAD_EVERY_MS = 60_000;
+/**
+ * A ban that could not be stored (Postgres slow or away, or no router leading at that
+ * moment, as during a takeover) is tried again this often, for as long as it is fresh.
+ * An upstream that refuses a key sends one refusal per request: on a quiet gateway the
+ * next one may be long in coming, so the first is not given up.
+ */
+const BAN_RETRY_EVERY_MS = 1_000;
+const BAN_FRESH_FOR_MS = 30_000;
+
+type KeyBan = Extract<HealthChange, { kind: 'key_banned' }>;
 
 @Injectable()
 export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -41,6 +51,9 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
   private publishedContent = '';
   private publishTimer: NodeJS.Timeout | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
+  private banRetryTimer: NodeJS.Timeout | undefined;
+  /** Bans not stored yet, by key, with when they were first seen. */
+  private readonly unstoredBans = new Map<number, { ban: KeyBan; seenAt: number }>();
   private readonly changes: Counter<'kind'>;
 
   constructor(
@@ -57,6 +70,60 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
       help: 'Automatic health decisions: bans, cooldowns, breakers, probes.',
       labelNames: ['kind'],
       registers: [registry],
+    });
+    this.exportRoutingState(registry);
+  }
+
+  /**
+   * What the snapshot would say now, read at each scrape: channels and models by whether
+   * they take traffic, so an alert fires when every channel of a model rests
+   * (docs/operations.md, "Alerts"). Wildcard model patterns count under their pattern.
+   */
+  private exportRoutingState(registry: Registry): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const authority = this;
+    new Gauge({
+      name: 'router_is_leader',
+      help: '1 on the router that publishes snapshots, 0 on standbys.',
+      registers: [registry],
+      collect() {
+        this.set(authority.lock.isLeader ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'router_channels',
+      help: 'Channels the router knows, by state: routable (takes traffic) or resting (breaker open, or every key disabled automatically).',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        const { channels, resting = [] } = authority.build(Date.now());
+        this.set({ state: 'routable' }, channels.length);
+        this.set({ state: 'resting' }, resting.length);
+      },
+    });
+    new Gauge({
+      name: 'router_model_channels',
+      help: 'Channels serving each model, by state: routable or resting.',
+      labelNames: ['model', 'state'],
+      registers: [registry],
+      collect() {
+        const { channels, resting = [] } = authority.build(Date.now());
+        this.reset();
+        const counts = new Map<string, { routable: number; resting: number }>();
+        const count = (models: string[], state: 'routable' | 'resting') => {
+          for (const model of new Set(models)) {
+            const entry = counts.get(model) ?? { routable: 0, resting: 0 };
+            entry[state] += 1;
+            counts.set(model, entry);
+          }
+        };
+        for (const channel of channels) count(channel.models, 'routable');
+        for (const channel of resting) count(channel.models, 'resting');
+        for (const [model, entry] of counts) {
+          this.set({ model, state: 'routable' }, entry.routable);
+          this.set({ model, state: 'resting' }, entry.resting);
+        }
+      },
     });
   }
 
@@ -76,6 +143,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
   onApplicationShutdown(): void {
     clearTimeout(this.publishTimer);
     clearInterval(this.reloadTimer);
+    clearTimeout(this.banRetryTimer);
   }
 
   get routable(): readonly StoredChannel[] {
@@ -90,36 +158,73 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
   async handleOutcomes(outcomes: ChannelOutcome[]): Promise<void> {
     for (const outcome of outcomes) {
       const change = this.health.record(outcome);
-      if (change) await this.apply(change);
+      if (!change) continue;
+      this.changes.inc({ kind: change.kind });
+      if (change.kind === 'key_banned') await this.ban(change, Date.now());
+      else this.apply(change);
     }
   }
 
-  private async apply(change: HealthChange): Promise<void> {
-    this.changes.inc({ kind: change.kind });
-    if (change.kind === 'key_banned') {
-      if (!this.lock.isLeader) return;
-      // The detail is the upstream's own words, which may quote the key: the edge removed
-      // it already, and the router does again before the reason is stored, audited and
-      // logged, whatever edge sent it (docs/architecture.md, "Secrets in error text").
-      const reason = redactAndCut(
-        `banned by the upstream: ${change.detail}`,
-        MAX_REASON_CHARS,
-        this.secretsOfChannel(change.channelId),
-      );
-      const disabled = await this.store.autoDisableKey(change.keyId, reason);
-      if (!disabled) return;
-      this.logger.warn({
-        message: 'key disabled automatically: the upstream refused it',
-        ...change,
-        detail: reason,
-      });
-      await this.announceChannelChange(change.channelId);
-      return;
+  /** Stores a ban, or keeps it to try again: one failure must not leave a refused key in use. */
+  private async ban(ban: KeyBan, seenAt: number): Promise<void> {
+    try {
+      if (!this.lock.isLeader) throw new Error('this router is not leading');
+      await this.storeBan(ban);
+      this.unstoredBans.delete(ban.keyId);
+    } catch (error) {
+      if (Date.now() - seenAt >= BAN_FRESH_FOR_MS) {
+        this.unstoredBans.delete(ban.keyId);
+        // A standby lets the leader store it; a leader that could not is worth an alert.
+        this.logger[this.lock.isLeader ? 'error' : 'debug']({
+          message: 'key ban given up: it could not be stored while fresh',
+          channelId: ban.channelId,
+          keyId: ban.keyId,
+          error: (error as Error).message,
+        });
+        return;
+      }
+      this.unstoredBans.set(ban.keyId, { ban, seenAt });
+      this.scheduleBanRetry();
     }
+  }
+
+  private scheduleBanRetry(): void {
+    if (this.banRetryTimer) return;
+    this.banRetryTimer = setTimeout(() => {
+      this.banRetryTimer = undefined;
+      void (async () => {
+        for (const { ban, seenAt } of [...this.unstoredBans.values()]) await this.ban(ban, seenAt);
+      })();
+    }, BAN_RETRY_EVERY_MS);
+  }
+
+  private apply(change: Exclude<HealthChange, KeyBan>): void {
     if (change.kind === 'breaker_opened') {
       this.logger.warn({ message: 'breaker opened: the channel fails too often', ...change });
     }
     this.schedulePublish();
+  }
+
+  private async storeBan(change: KeyBan): Promise<void> {
+    // The detail is the upstream's own words, which may quote the key: the edge removed
+    // it already, and the router does again before the reason is stored, audited and
+    // logged, whatever edge sent it (docs/architecture.md, "Secrets in error text").
+    const reason = redactAndCut(
+      `banned by the upstream: ${change.detail}`,
+      MAX_REASON_CHARS,
+      this.secretsOfChannel(change.channelId),
+    );
+    const disabled = await this.store.autoDisableKey(change.keyId, reason);
+    if (!disabled) return;
+    this.logger.warn({
+      message: 'key disabled automatically: the upstream refused it',
+      ...change,
+      detail: reason,
+    });
+    // Stored is done: a failed announcement is caught up by the periodic reload.
+    await this.announceChannelChange(change.channelId).catch((error: unknown) =>
+      this.logger.warn(`channel change not announced: ${(error as Error).message}`),
+    );
   }
 
   /** Every key of a channel: an upstream may quote any of them. */

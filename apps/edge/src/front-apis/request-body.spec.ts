@@ -1,5 +1,11 @@
-import { GatewayError } from '@switchyard/contracts';
-import { bodyFor, parseRequestBody } from './request-body.js';
+import { GatewayError, type GatewayEndpoint } from '@switchyard/contracts';
+import { type ParsedBody } from './front-api.js';
+import { frontApiOf } from './registry.js';
+import { bodyFor } from './request-body.js';
+
+/** A body as the front API of `endpoint` reads it. */
+const parseRequestBody = (endpoint: GatewayEndpoint, body: unknown): ParsedBody =>
+  frontApiOf(endpoint).parse(body);
 
 const raw = (value: unknown) =>
   Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));

@@ -1,13 +1,16 @@
 import { registerSecret } from '@switchyard/observability';
 import { chatAdapterFor } from '@switchyard/providers';
-import { convertAnswer } from './provider-conversion.js';
-import { type Answer } from './upstream-answer.js';
+import { type Answer } from '../proxy/upstream-answer.js';
+import { convertAnswer } from './conversion.js';
 
 // An upstream's error in the middle of a stream reaches the client as an event in the
 // client's format, quoting the upstream's words: without the channel's key.
 
 const KEY = 'anthropic.0123abcd.upstream-credential';
 
+// The AsyncIterator an upstream's stream is, with chunks that are ready at once: nothing
+// to await, yet only an async generator has that shape.
+// eslint-disable-next-line @typescript-eslint/require-await
 async function* chunks(...texts: string[]): AsyncGenerator<Buffer> {
   for (const text of texts) yield Buffer.from(text);
 }
@@ -36,7 +39,6 @@ describe('a converted stream that fails mid-way', () => {
     });
     const answer = convertAnswer(
       chatAdapterFor('anthropic')!,
-      'chat.completions',
       200,
       { kind: 'stream', first: Buffer.from(start), rest: chunks(failure) },
       { model: 'claude', includeUsage: false, created: 0, base64: false },

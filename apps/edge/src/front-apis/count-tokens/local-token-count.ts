@@ -1,5 +1,5 @@
 import { TokenCounter, inputText, messagesToChatRequest } from '@switchyard/providers';
-import { type ParsedBody } from './request-body.js';
+import { type ParsedBody } from '../front-api.js';
 
 // POST /v1/messages/count_tokens for a model no anthropic channel serves: the edge answers
 // itself (docs/providers.md, "Anthropic's API in front"), counting with the tokenizer
@@ -23,4 +23,9 @@ export async function localTokenCount(body: ParsedBody, upstreamModel: string): 
   messagesToChatRequest({ ...body.json, max_tokens: 1, stream: false });
   const inputTokens = await counter.count(upstreamModel, inputText('messages', body.json));
   return Buffer.from(JSON.stringify({ input_tokens: inputTokens }));
+}
+
+/** The tokens of `text` for the channel's model, as metering would count them. */
+export function countLocally(upstreamModel: string, text: string): Promise<number> {
+  return counter.count(upstreamModel, text);
 }

@@ -4,10 +4,15 @@ import { AdminHarness, type Session } from './testing/admin-harness.fixture.js';
 // Every route of the app, and who may call it. A route added without an entry here fails
 // the first test; an entry with the wrong roles fails the second.
 
-type Role = 'owner' | 'admin' | 'viewer';
+type Role = 'owner' | 'admin' | 'viewer' | 'member';
 type Access = 'ops' | 'public' | Role[];
 
 const R: Role[] = ['owner', 'admin', 'viewer'];
+/** Anyone signed in, members included: their own session. */
+const S: Role[] = [...R, 'member'];
+/** A member's own view; administrators have theirs. */
+const M: Role[] = ['member'];
+const ROLES: Role[] = [...S];
 const E: Role[] = ['owner', 'admin'];
 const O: Role[] = ['owner'];
 
@@ -15,10 +20,10 @@ const ROUTES: Record<string, Access> = {
   'GET /healthz': 'ops',
   'GET /readyz': 'ops',
   'POST /api/auth/login': 'public',
-  'POST /api/auth/logout': R,
-  'POST /api/auth/password': R,
-  'POST /api/auth/logout-everywhere': R,
-  'GET /api/auth/me': R,
+  'POST /api/auth/logout': S,
+  'POST /api/auth/password': S,
+  'POST /api/auth/logout-everywhere': S,
+  'GET /api/auth/me': S,
   'GET /api/admins': O,
   'POST /api/admins': O,
   'GET /api/admins/:id': O,
@@ -47,10 +52,46 @@ const ROUTES: Record<string, Access> = {
   'GET /api/prices/unpriced': R,
   'PUT /api/prices': E,
   'DELETE /api/prices/:model': E,
+  'GET /api/model-fallbacks': R,
+  'PUT /api/model-fallbacks/:model': E,
+  'DELETE /api/model-fallbacks/:model': E,
   'GET /api/usage/logs': R,
   'GET /api/usage/summary': R,
+  // Bodies are users' prompts and answers: not for viewers (docs/operations.md).
+  'GET /api/request-log': E,
+  'GET /api/request-log/settings': E,
+  'GET /api/request-log/:requestId': E,
+  'PUT /api/request-log/tokens/:id': E,
+  'PUT /api/request-log/teams/:id': E,
   'GET /api/overview/series': R,
   'GET /api/overview/health': R,
+  'GET /api/teams': R,
+  'POST /api/teams': E,
+  'GET /api/teams/:id': R,
+  'PATCH /api/teams/:id': E,
+  'DELETE /api/teams/:id': E,
+  'POST /api/teams/:id/members': E,
+  'DELETE /api/teams/:id/members/:userId': E,
+  'POST /api/teams/:id/balance/credits': E,
+  'POST /api/teams/:id/balance/adjustments': E,
+  'GET /api/teams/:id/balance/ledger': R,
+  'GET /api/budgets': R,
+  'PUT /api/budgets': E,
+  'DELETE /api/budgets/:id': E,
+  'GET /api/price-groups': R,
+  'PUT /api/price-groups/:name': E,
+  'DELETE /api/price-groups/:name': E,
+  'POST /api/redemption-batches': E,
+  'GET /api/redemption-batches': R,
+  'GET /api/redemption-batches/:id/codes': R,
+  'GET /api/my/teams': M,
+  'GET /api/my/teams/:teamId': M,
+  'GET /api/my/teams/:teamId/tokens': M,
+  'POST /api/my/teams/:teamId/tokens': M,
+  'DELETE /api/my/teams/:teamId/tokens/:id': M,
+  'GET /api/my/teams/:teamId/usage': M,
+  'GET /api/my/teams/:teamId/ledger': M,
+  'POST /api/my/teams/:teamId/redeem': M,
 };
 
 /** Reachable while the password must still be changed. */
@@ -65,6 +106,9 @@ const isDocumentation = (route: string) => / \/api\/docs($|[-/])/.test(route);
 function concrete(path: string): string {
   return path
     .replace(':keyId', '2147483000')
+    .replace(':userId', '2147483002')
+    .replace(':teamId', '2147483003')
+    .replace(':name', 'no-such-group')
     .replace(':id', '2147483001')
     .replace(':model', 'no-such-model');
 }
@@ -85,8 +129,7 @@ describe('access control', () => {
 
   beforeAll(async () => {
     h = await AdminHarness.start({ name: 'access', extraControllers: [ForgottenController] });
-    for (const role of ['owner', 'admin', 'viewer'] as const)
-      sessions[role] = await h.session(role);
+    for (const role of ROLES) sessions[role] = await h.session(role);
     const pending = await h.createAdmin('owner', { mustChangePassword: true });
     mustChange = await h.login(pending.username);
   });
@@ -139,7 +182,7 @@ describe('access control', () => {
       }
       const anonymous = await call(route);
       expect([route, 'anonymous', anonymous.status]).toEqual([route, 'anonymous', 401]);
-      for (const role of ['owner', 'admin', 'viewer'] as const) {
+      for (const role of ROLES) {
         // Logging out ends the session it is called with, and everywhere ends every session
         // of its administrator: use a spare session, or a spare administrator.
         const token =

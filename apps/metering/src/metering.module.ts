@@ -5,6 +5,7 @@ import { Queues } from '@switchyard/contracts';
 import { DatabaseModule, DatabaseReadiness } from '@switchyard/db';
 import { SqlDatabaseModule } from '@switchyard/db/sql';
 import { GatewayStoreModule } from '@switchyard/gateway-store';
+import { PriceCacheModule } from '@switchyard/gateway-store/prices';
 import {
   MessagingModule,
   QueueConnection,
@@ -15,12 +16,17 @@ import {
 } from '@switchyard/messaging';
 import { SpendLedger } from '@switchyard/spend';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
+import { BudgetAlerts } from './budgets/budget-alerts.js';
+import { BudgetMetrics } from './budgets/budget.metrics.js';
+import { BudgetUseRepository } from './budgets/budget-use.repository.js';
+import { BudgetSpend } from './budgets/budget-spend.js';
+import { BudgetWebhookProcessor } from './budgets/budget-webhook.processor.js';
 import { MaintenanceProcessor } from './maintenance/maintenance.processor.js';
 import { MaintenanceRepository } from './maintenance/maintenance.repository.js';
 import { MaintenanceService } from './maintenance/maintenance.service.js';
 import { PriceBook } from './pricing/price-book.js';
-import { PriceEventsController } from './pricing/price-events.controller.js';
-import { PricingRepository } from './pricing/pricing.repository.js';
+import { RequestLogProcessor } from './request-log/request-log.processor.js';
+import { RequestLogRepository } from './request-log/request-log.repository.js';
 import { TokenCounter } from '@switchyard/providers';
 import { UsageEntryFactory } from './usage/usage-entry.js';
 import { UsageSettlement } from './usage/usage-settlement.service.js';
@@ -35,25 +41,29 @@ export class MeteringModule {
       module: MeteringModule,
       imports: [
         DatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
-        // Settlements take plain SQL (usage.repository.ts); prices and maintenance, Prisma.
+        // Settlements and prices take plain SQL (usage.repository.ts, PriceCacheModule); maintenance, Prisma.
         SqlDatabaseModule.forRoot({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE }),
         GatewayStoreModule,
+        PriceCacheModule,
         MessagingModule.forRoot(busConnectionOf(env)),
         MetricsModule.forService('metering'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
         BullModule.forRootAsync({
           inject: [QueueConnection],
           useFactory: (queues: QueueConnection) => ({
-            connection: { url: queues.url },
+            connection: queues.connectionOptions(),
             prefix: queues.prefix,
           }),
         }),
-        BullModule.registerQueue({ name: Queues.Usage }, { name: Queues.UsageMaintenance }),
+        BullModule.registerQueue(
+          { name: Queues.Usage },
+          { name: Queues.UsageMaintenance },
+          { name: Queues.BudgetAlerts },
+          { name: Queues.RequestLog },
+        ),
       ],
-      controllers: [PriceEventsController],
       providers: [
         { provide: MeteringEnv, useValue: env },
-        PricingRepository,
         PriceBook,
         TokenCounter,
         UsageEntryFactory,
@@ -64,11 +74,18 @@ export class MeteringModule {
           useFactory: (redis: RedisClient) => new SpendLedger(redis),
           inject: [REDIS],
         },
+        BudgetSpend,
+        BudgetAlerts,
+        BudgetMetrics,
+        BudgetUseRepository,
+        BudgetWebhookProcessor,
         UsageSettlement,
         UsageProcessor,
         MaintenanceRepository,
         MaintenanceService,
         MaintenanceProcessor,
+        RequestLogRepository,
+        RequestLogProcessor,
       ],
     };
   }

@@ -412,10 +412,10 @@ describe('metering worker', () => {
       ]);
       expect(await metric(metering.url, 'metering_queue_depth')).toBe(2);
       expect(await metric(metering.url, 'metering_lag_seconds')).toBeGreaterThanOrEqual(120);
-      worker.resume();
+      await worker.resume();
       await settled(queue, [...batch, ...older]);
     } finally {
-      worker.resume();
+      await worker.resume();
     }
     await waitFor(
       async () => ((await metric(metering.url, 'metering_queue_depth')) === 0 ? true : undefined),

@@ -43,7 +43,7 @@ function toAuditEntryResponse(row: AuditLog): AuditEntryResponse {
     targetId: row.targetId,
     details:
       row.details !== null && typeof row.details === 'object' && !Array.isArray(row.details)
-        ? (row.details as Record<string, unknown>)
+        ? row.details
         : null,
     clientIp: row.clientIp,
     createdAt: row.createdAt,

@@ -18,8 +18,12 @@ export const PUBLIC_ROUTE = 'switchyard:public';
 export const ROUTE_ROLES = 'switchyard:roles';
 export const BEFORE_PASSWORD_CHANGE = 'switchyard:before-password-change';
 
-/** Every role may read. */
+/** Every administrator's role may read the gateway's data (members may not: docs/teams.md). */
 export const READERS: AdminRole[] = [AdminRole.owner, AdminRole.admin, AdminRole.viewer];
+/** Anyone signed in to the dashboard: their own session and password. */
+export const SIGNED_IN: AdminRole[] = [...READERS, AdminRole.member];
+/** A team member's own view: only the teams they belong to (checked per route). */
+export const MEMBERS: AdminRole[] = [AdminRole.member];
 /** Channels, tokens, prices, usage, tests. */
 export const EDITORS: AdminRole[] = [AdminRole.owner, AdminRole.admin];
 /** Administrators themselves. */

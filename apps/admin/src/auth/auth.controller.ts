@@ -14,8 +14,8 @@ import {
   ClientIp,
   CurrentAdmin,
   Public,
-  READERS,
   Roles,
+  SIGNED_IN,
 } from './access.decorators.js';
 import {
   AdminProfile,
@@ -50,7 +50,7 @@ export class AuthController {
 
   @Post('logout')
   @HttpCode(204)
-  @Roles(...READERS)
+  @Roles(...SIGNED_IN)
   @AllowedBeforePasswordChange()
   @ApiOperation({ summary: 'End this session' })
   @ApiNoContentResponse()
@@ -60,7 +60,7 @@ export class AuthController {
 
   @Post('logout-everywhere')
   @HttpCode(200)
-  @Roles(...READERS)
+  @Roles(...SIGNED_IN)
   @AllowedBeforePasswordChange()
   @ApiOperation({ summary: 'End every session of this administrator, this one included' })
   @ApiOkResponse({ type: SessionsEndedResponse })
@@ -73,7 +73,7 @@ export class AuthController {
 
   @Post('password')
   @HttpCode(200)
-  @Roles(...READERS)
+  @Roles(...SIGNED_IN)
   @AllowedBeforePasswordChange()
   @ApiOperation({
     summary: 'Change your password',
@@ -90,7 +90,7 @@ export class AuthController {
   }
 
   @Get('me')
-  @Roles(...READERS)
+  @Roles(...SIGNED_IN)
   @ApiOperation({ summary: 'The administrator of this session' })
   @ApiOkResponse({ type: AdminProfile })
   me(@CurrentAdmin() admin: AdminPrincipal): Promise<AdminProfile> {

@@ -149,7 +149,7 @@ describe('authentication', () => {
     const admin = await h.createAdmin('viewer');
     const token = await h.login(admin.username);
     const redis = h.app.get<RedisClient>(REDIS);
-    const key = `admin:session:${sha256Hex(token)}`;
+    const key = `admin:{sessions}:session:${sha256Hex(token)}`;
     const ttl = await redis.ttl(key);
     expect(ttl).toBeGreaterThan(h.env.SESSION_TTL_SECONDS - 60);
     expect(ttl).toBeLessThanOrEqual(h.env.SESSION_TTL_SECONDS);
@@ -250,7 +250,7 @@ describe('login throttling', () => {
       await COMMANDS[name!]!(context, rest, {
         out: (line) => out.push(line),
         err: () => undefined,
-        input: async () => input,
+        input: () => Promise.resolve(input),
       });
     } finally {
       await context.close();

@@ -1,16 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { AdminEnv } from '@switchyard/config';
 import { type ChannelProvider, type ProviderSettings } from '@switchyard/contracts';
 import { redactSecrets } from '@switchyard/observability';
 import {
+  ChannelClient,
+  ChannelUnreachable,
   DEFAULT_ANTHROPIC_VERSION,
   awsCredentials,
   chatAdapterFor,
+  chatPing,
+  readAtMost,
   regionOf,
   signatureHeaders,
-  type ChatAdapter,
 } from '@switchyard/providers';
-import { request } from 'undici';
 import { type ChannelTestError } from './channels.dto.js';
 
 export interface UpstreamAccount {
@@ -27,69 +29,6 @@ export interface ChannelProbe extends UpstreamAccount {
   model: string;
 }
 
-interface TestRequest {
-  url: string;
-  headers: Record<string, string>;
-  /** A provider that signs each request (Bedrock): the signature for the URL. */
-  sign?(url: URL): Promise<Record<string, string>>;
-  body: string | Buffer;
-  /** The upstream's answer in OpenAI's format (the identity for `openai` channels). */
-  toOpenAI(status: number, text: string): string;
-}
-
-const PING = { messages: [{ role: 'user', content: 'ping' }], max_tokens: 8 };
-
-/** The ping in the channel's own format, or null when no adapter converts for its provider. */
-function testRequest(target: ChannelProbe): TestRequest | null {
-  let adapter: ChatAdapter | null;
-  try {
-    adapter = chatAdapterFor(target.provider);
-  } catch {
-    return null;
-  }
-  if (!adapter) {
-    return {
-      url: `${target.baseUrl}/v1/chat/completions`,
-      headers: { authorization: `Bearer ${target.secret}` },
-      body: JSON.stringify({ model: target.model, ...PING }),
-      toOpenAI: (_status, text) => text,
-    };
-  }
-  const converting = adapter;
-  const outbound = converting.chatRequest(
-    {
-      body: { model: target.model, ...PING },
-      upstreamModel: target.model,
-      secret: target.secret,
-      settings: target.settings,
-    },
-    false,
-  );
-  return {
-    url: `${target.baseUrl}${outbound.path}`,
-    headers: outbound.headers,
-    ...(outbound.sign ? { sign: outbound.sign } : {}),
-    body: outbound.body,
-    toOpenAI(status, text) {
-      const answer = Buffer.from(text);
-      try {
-        return (
-          status < 300
-            ? converting.chatAnswer(answer, {
-                model: target.model,
-                includeUsage: false,
-                created: 0,
-              })
-            : converting.error(status, answer)
-        ).body.toString('utf8');
-      } catch {
-        // Not the provider's JSON: reported as the upstream sent it.
-        return text;
-      }
-    },
-  };
-}
-
 export type ProbeOutcome =
   | { ok: true; status: number; latencyMs: number; reply: string; answeredModel?: string }
   | { ok: false; status: number | null; latencyMs: number; error: ChannelTestError };
@@ -98,13 +37,29 @@ const MAX_BODY_BYTES = 256 * 1024;
 const MAX_REPLY_CHARS = 500;
 const MAX_MESSAGE_CHARS = 500;
 
+/** Room for a short reply to show the administrator (the router's probes, reading only the status, ask for one). */
+const PING_MAX_TOKENS = 8;
+
 /** Sends the smallest useful chat request to a channel, in its provider's format, and reports what came back. */
 @Injectable()
-export class ChannelTester {
-  constructor(private readonly env: AdminEnv) {}
+export class ChannelTester implements OnApplicationShutdown {
+  private readonly client: ChannelClient;
+
+  constructor(private readonly env: AdminEnv) {
+    const timeoutMs = env.CHANNEL_TEST_TIMEOUT_MS;
+    this.client = new ChannelClient({
+      firstByteMs: timeoutMs,
+      idleMs: timeoutMs,
+      userAgent: 'switchyard-admin',
+    });
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.client.close();
+  }
 
   listModels(target: UpstreamAccount): Promise<UpstreamModelList> {
-    return listUpstreamModels(target, this.env.CHANNEL_TEST_TIMEOUT_MS);
+    return listUpstreamModels(this.client, target, this.env.CHANNEL_TEST_TIMEOUT_MS);
   }
 
   async probe(target: ChannelProbe): Promise<ProbeOutcome> {
@@ -114,8 +69,9 @@ export class ChannelTester {
     const clean = (text: string) => scrub(text, target.secret).slice(0, MAX_MESSAGE_CHARS);
     const deadline = AbortSignal.timeout(timeoutMs);
     let status: number | null = null;
-    const ping = testRequest(target);
-    if (!ping) {
+    try {
+      chatAdapterFor(target.provider);
+    } catch {
       return {
         ok: false,
         status,
@@ -126,24 +82,20 @@ export class ChannelTester {
         },
       };
     }
+    const ping = chatPing(
+      { ...target, upstreamModel: target.model },
+      target.model,
+      PING_MAX_TOKENS,
+    );
     try {
-      const signature = ping.sign ? await ping.sign(new URL(ping.url)) : {};
-      const response = await request(ping.url, {
-        method: 'POST',
-        headers: {
-          ...ping.headers,
-          ...signature,
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'user-agent': 'switchyard-admin/channel-test',
-        },
-        body: ping.body,
+      const response = await this.client.send({
+        ...ping.call,
+        userAgent: 'switchyard-admin/channel-test',
         signal: deadline,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
       });
       status = response.statusCode;
-      const text = ping.toOpenAI(status, await readAtMost(response.body, MAX_BODY_BYTES));
+      const answer = await readAtMost(response.body, MAX_BODY_BYTES);
+      const text = ping.toOpenAI(status, answer).toString('utf8');
       const latencyMs = elapsed();
       const body = parseJson(text);
       if (status >= 200 && status < 300) {
@@ -180,7 +132,7 @@ export class ChannelTester {
       };
     } catch (error) {
       const latencyMs = elapsed();
-      if (deadline.aborted || isUndiciTimeout(error)) {
+      if (deadline.aborted || isTimeout(error)) {
         return {
           ok: false,
           status,
@@ -210,10 +162,14 @@ const MAX_MODELS = 2000;
 
 /** How one provider lists its models: where to ask, with what, and how to read the answer. */
 interface ModelListing {
-  url: string;
-  headers: Record<string, string>;
-  /** Bedrock signs each request (Signature V4). */
-  sign?(url: URL): Promise<Record<string, string>>;
+  baseUrl: string;
+  path: string;
+  /** True when `path` is the provider's own route (no OpenAI `/v1` base handling). */
+  providerPath?: boolean;
+  /** The provider's authentication headers; `Authorization: Bearer` when absent. */
+  headers?: Record<string, string>;
+  /** Bedrock signs each request (Signature V4); a function of its own, handed on to the client. */
+  sign?: (url: URL) => Promise<Record<string, string>>;
   /** The model ids in a successful answer, or null when it is not a model list. */
   ids(body: unknown): string[] | null;
 }
@@ -237,14 +193,12 @@ const GEMINI_METHODS = new Set(['generateContent', 'embedContent']);
 function modelListing(target: UpstreamAccount): ModelListing | string {
   switch (target.provider) {
     case 'openai':
-      return {
-        url: `${target.baseUrl}/v1/models`,
-        headers: { authorization: `Bearer ${target.secret}` },
-        ids: dataIds,
-      };
+      return { baseUrl: target.baseUrl, path: '/models', ids: dataIds };
     case 'anthropic':
       return {
-        url: `${target.baseUrl}/v1/models?limit=1000`,
+        baseUrl: target.baseUrl,
+        path: '/v1/models?limit=1000',
+        providerPath: true,
         headers: {
           'x-api-key': target.secret,
           'anthropic-version': target.settings.anthropicVersion ?? DEFAULT_ANTHROPIC_VERSION,
@@ -253,7 +207,9 @@ function modelListing(target: UpstreamAccount): ModelListing | string {
       };
     case 'gemini':
       return {
-        url: `${target.baseUrl}/v1beta/models?pageSize=1000`,
+        baseUrl: target.baseUrl,
+        path: '/v1beta/models?pageSize=1000',
+        providerPath: true,
         headers: { 'x-goog-api-key': target.secret },
         ids: (body) => {
           if (!isRecord(body) || !Array.isArray(body.models)) return null;
@@ -270,10 +226,11 @@ function modelListing(target: UpstreamAccount): ModelListing | string {
       };
     case 'bedrock': {
       // The model list is on Bedrock's control plane, `bedrock.{region}`, not the runtime.
-      const url = `${target.baseUrl.replace('://bedrock-runtime.', '://bedrock.')}/foundation-models`;
       const region = regionOf(target.settings.region, target.baseUrl);
       return {
-        url,
+        baseUrl: target.baseUrl.replace('://bedrock-runtime.', '://bedrock.'),
+        path: '/foundation-models',
+        providerPath: true,
         headers: {},
         sign: (signed) =>
           signatureHeaders({ method: 'GET', url: signed }, awsCredentials(target.secret), region),
@@ -292,6 +249,7 @@ function modelListing(target: UpstreamAccount): ModelListing | string {
 
 /** Asks an upstream for its models, in its provider's way, so an administrator can pick a channel's models. */
 async function listUpstreamModels(
+  client: ChannelClient,
   target: UpstreamAccount,
   timeoutMs: number,
 ): Promise<UpstreamModelList> {
@@ -311,20 +269,19 @@ async function listUpstreamModels(
   const deadline = AbortSignal.timeout(timeoutMs);
   let status: number | null = null;
   try {
-    const signature = listing.sign ? await listing.sign(new URL(listing.url)) : {};
-    const response = await request(listing.url, {
-      headers: {
-        accept: 'application/json',
-        ...listing.headers,
-        ...signature,
-        'user-agent': 'switchyard-admin/models',
-      },
+    const response = await client.send({
+      baseUrl: listing.baseUrl,
+      path: listing.path,
+      ...(listing.providerPath ? { providerPath: true } : {}),
+      method: 'GET',
+      secret: target.secret,
+      ...(listing.headers ? { headers: listing.headers } : {}),
+      ...(listing.sign ? { sign: listing.sign } : {}),
+      userAgent: 'switchyard-admin/models',
       signal: deadline,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
     });
     status = response.statusCode;
-    const text = await readAtMost(response.body, MAX_BODY_BYTES * 8);
+    const text = (await readAtMost(response.body, MAX_BODY_BYTES * 8)).toString('utf8');
     const body = parseJson(text);
     const listed = status >= 200 && status < 300 ? listing.ids(body) : null;
     if (listed) {
@@ -348,7 +305,7 @@ async function listUpstreamModels(
       },
     };
   } catch (error) {
-    const timedOut = deadline.aborted || isUndiciTimeout(error);
+    const timedOut = deadline.aborted || isTimeout(error);
     return {
       ok: false,
       status,
@@ -359,20 +316,6 @@ async function listUpstreamModels(
         : { code: 'connect_error', message: clean(describe(error)) },
     };
   }
-}
-
-async function readAtMost(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
 
 function parseJson(text: string): unknown {
@@ -405,7 +348,9 @@ function errorOf(body: unknown): { code?: string; message?: string } | null {
     : { ...(code ? { code } : {}), ...(message ? { message } : {}) };
 }
 
-function isUndiciTimeout(error: unknown): boolean {
+/** No answer in time: before the headers (the client's own error), or while reading the body. */
+function isTimeout(error: unknown): boolean {
+  if (error instanceof ChannelUnreachable) return error.kind === 'timeout';
   const code =
     typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : '';
   return (
@@ -415,7 +360,9 @@ function isUndiciTimeout(error: unknown): boolean {
   );
 }
 
-function describe(error: unknown): string {
+/** What undici said (behind the client's summary), with its cause: `connect ECONNREFUSED …`. */
+function describe(failure: unknown): string {
+  const error = failure instanceof ChannelUnreachable ? failure.cause : failure;
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;

@@ -41,7 +41,7 @@ describe('admin CLI', () => {
   beforeAll(async () => {
     const database = await createTestDatabase();
     databaseUrl = database.url;
-    dropDatabase = database.drop;
+    dropDatabase = () => database.drop();
     subscriber = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     subscriber.on('pmessage', (_p: string, _c: string, message: string) => {
       events.push(JSON.parse(message) as (typeof events)[number]);
@@ -77,7 +77,7 @@ describe('admin CLI', () => {
       await COMMANDS[name!]!(app, rest, {
         out: (l) => out.push(l),
         err: (l) => err.push(l),
-        input: async () => input,
+        input: () => Promise.resolve(input),
       });
     } finally {
       await app.close();

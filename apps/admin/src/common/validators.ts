@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { ApiError } from '@switchyard/contracts';
 import {
   IsISO8601,
   IsOptional,
@@ -194,4 +195,28 @@ export function normalizeBaseUrl(value: string): string {
     }
   }
   return base;
+}
+
+/** A 400 `validation_failed` naming one field, for rules a DTO cannot state alone. */
+export function fieldError(field: string, message: string): ApiError {
+  return new ApiError('validation_failed', message, [{ field, message }]);
+}
+
+/** A whole number of micro-dollars, 0 or more, sent as a JSON number like token quotas. */
+export function isMicroDollars(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+export function IsMicroDollars(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isMicroDollars',
+      validator: {
+        validate: isMicroDollars,
+        defaultMessage: (args) =>
+          `${args?.property ?? 'amount'} must be a whole number of micro-dollars (0 or more; 1 USD = 1,000,000)`,
+      },
+    },
+    options,
+  );
 }

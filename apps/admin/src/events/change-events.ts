@@ -35,6 +35,28 @@ export class ChangeEvents {
     return this.publish(Events.PriceChanged, model === undefined ? {} : { model });
   }
 
+  /** Edges read the fallback lists again (docs/routing.md, "Fallbacks across models"). */
+  modelFallbackChanged(model: string, action: ChangeAction): Promise<void> {
+    return this.publish(Events.ModelFallbackChanged, { model, action });
+  }
+
+  /** Edges read again the budgets of the tokens it covers (`Budget.subject`). */
+  budgetChanged(subject: string, action: ChangeAction): Promise<void> {
+    return this.publish(Events.BudgetChanged, { subject, action });
+  }
+
+  /**
+   * A team's policy, members, billing, price group or balance changed: edges read its
+   * tokens again (budgets of members who left with them).
+   */
+  teamChanged(teamId: number, action: ChangeAction = 'updated'): Promise<void> {
+    return this.publish(Events.TeamChanged, { teamId, action });
+  }
+
+  priceGroupChanged(name: string): Promise<void> {
+    return this.publish(Events.PriceGroupChanged, { name });
+  }
+
   private async publish<E extends EventName>(event: E, payload: EventPayload<E>): Promise<void> {
     try {
       await this.bus.publish(event, payload);

@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ChannelStatus } from '@switchyard/db';
-import { IsIn, IsOptional } from 'class-validator';
+import { INT4_MAX } from '@switchyard/service';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsoDateQuery } from '../common/validators.js';
 
 export const SERIES_RANGES = ['24h', '7d', '30d'] as const;
 export type SeriesRange = (typeof SERIES_RANGES)[number];
-export const SERIES_SPLITS = ['model', 'channel', 'token'] as const;
+export const SERIES_SPLITS = ['model', 'channel', 'token', 'team'] as const;
 export type SeriesSplit = (typeof SERIES_SPLITS)[number];
 
 export class UsageSeriesQuery {
@@ -22,13 +24,21 @@ export class UsageSeriesQuery {
   @ApiPropertyOptional({ format: 'date-time', description: 'End of the range; default: now' })
   @IsoDateQuery()
   to?: string;
+
+  @ApiPropertyOptional({ description: 'Only requests paid by this team' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  teamId?: number;
 }
 
 export class UsageSeriesLine {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Model, channel id or token id; null for the rest taken together',
+    description: 'Model, channel id, token id or team id; null for the rest taken together',
   })
   key!: string | null;
   @ApiProperty({ description: 'What to call the line (a name, or "Other")' }) label!: string;

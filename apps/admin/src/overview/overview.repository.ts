@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService, type Channel, type ChannelKey } from '@switchyard/db';
+import {
+  Prisma,
+  PrismaService,
+  ReportingDatabase,
+  type Channel,
+  type ChannelKey,
+} from '@switchyard/db';
 import { bucketStart, usageTotalsQuery, type UsageTotalsRow } from '../usage/usage-aggregate.js';
 import { type SeriesSplit } from './overview.dto.js';
 
@@ -12,19 +18,36 @@ const MAX_HEALTH_CHANNELS = 500;
 
 @Injectable()
 export class OverviewRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly reporting: ReportingDatabase,
+  ) {}
 
-  /** Usage in `[from, to)` summed per bucket of `bucketSeconds` (aligned to the epoch) and group. */
-  series(split: SeriesSplit, from: Date, to: Date, bucketSeconds: number): Promise<SeriesRow[]> {
-    return this.prisma.$queryRaw<SeriesRow[]>(
+  /**
+   * Usage in `[from, to)` summed per bucket of `bucketSeconds` (aligned to the epoch) and
+   * group, of one team when given: a report, read from the replica when there is one.
+   */
+  series(
+    split: SeriesSplit,
+    from: Date,
+    to: Date,
+    bucketSeconds: number,
+    teamId?: number,
+  ): Promise<SeriesRow[]> {
+    return this.reporting.client.$queryRaw<SeriesRow[]>(
       usageTotalsQuery({
         bucket: bucketStart(bucketSeconds),
         key: split,
-        where: [Prisma.sql`u."requestedAt" >= ${from}`, Prisma.sql`u."requestedAt" < ${to}`],
+        where: [
+          Prisma.sql`u."requestedAt" >= ${from}`,
+          Prisma.sql`u."requestedAt" < ${to}`,
+          ...(teamId ? [Prisma.sql`u."teamId" = ${teamId}`] : []),
+        ],
       }),
     );
   }
 
+  /** From the primary: a channel an administrator has just changed shows as changed. */
   channelsWithKeys(): Promise<(Channel & { keys: ChannelKey[] })[]> {
     return this.prisma.channel.findMany({
       include: { keys: { orderBy: { id: 'asc' } } },

@@ -38,7 +38,13 @@ export class OverviewService {
     // The last bucket is the one holding `to`; buckets start on multiples of their width.
     const end = (Math.floor(until / 1000 / seconds) + 1) * seconds * 1000;
     const start = end - count * seconds * 1000;
-    const rows = await this.overview.series(query.splitBy, new Date(start), new Date(end), seconds);
+    const rows = await this.overview.series(
+      query.splitBy,
+      new Date(start),
+      new Date(end),
+      seconds,
+      query.teamId,
+    );
     const buckets = Array.from({ length: count }, (_, i) => new Date(start + i * seconds * 1000));
     return {
       range: query.range,

@@ -150,7 +150,7 @@ export class AdminHarness {
 
   /** Creates an administrator directly in the database. */
   async createAdmin(
-    role: 'owner' | 'admin' | 'viewer',
+    role: 'owner' | 'admin' | 'viewer' | 'member',
     options: { mustChangePassword?: boolean; password?: string; username?: string } = {},
   ): Promise<{ id: number; username: string; password: string }> {
     this.admins += 1;
@@ -176,7 +176,7 @@ export class AdminHarness {
   }
 
   /** A new administrator of that role, logged in. */
-  async session(role: 'owner' | 'admin' | 'viewer'): Promise<Session> {
+  async session(role: 'owner' | 'admin' | 'viewer' | 'member'): Promise<Session> {
     const admin = await this.createAdmin(role);
     return { id: admin.id, username: admin.username, token: await this.login(admin.username) };
   }

@@ -111,6 +111,19 @@ export class CreateTokenDto {
   @Min(1)
   @Max(1_000_000)
   rateLimit?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description:
+      // A template literal: the cited heading's apostrophe stays unescaped for docs checks.
+      `The team that pays for it (docs/teams.md, "Administrators' tokens"); null = the operator's`,
+  })
+  @NullableOptional()
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  teamId?: number | null;
 }
 
 export class UpdateTokenDto extends PartialType(CreateTokenDto, { skipNullProperties: false }) {
@@ -174,6 +187,18 @@ export class TokenResponse {
   @ApiProperty({ type: [String] }) allowIps!: string[];
   @ApiProperty() group!: string;
   @ApiProperty({ type: Number, nullable: true }) rateLimit!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The team that pays; null = the operator's",
+  })
+  teamId!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'The member who made it; null = an administrator',
+  })
+  ownerId!: number | null;
   @ApiProperty({ description: 'Send it back with PATCH' }) version!: number;
   @ApiProperty() createdAt!: Date;
   @ApiProperty() updatedAt!: Date;

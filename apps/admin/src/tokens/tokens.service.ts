@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
 import { type Prisma, type Token } from '@switchyard/db';
-import { tokenStatusAfterEdit } from '@switchyard/domain';
+import { budgetSubject, tokenStatusAfterEdit } from '@switchyard/domain';
 import { TokensRepository, type AuditDetails } from '@switchyard/gateway-store';
 import { generateGatewayToken, lastFour, sha256Hex } from '@switchyard/security';
 import { AuditService } from '../audit/audit.service.js';
 import { type Actor } from '../common/actor.js';
 import { type Db } from '../common/db.js';
 import { skipTake, type Page } from '@switchyard/service';
+import { fieldError } from '../common/validators.js';
 import { ChangeEvents } from '../events/change-events.js';
 import {
   BUNDLE_PURPOSES,
@@ -20,6 +21,7 @@ import {
   type TokenStatusView,
   type UpdateTokenDto,
 } from './tokens.dto.js';
+import { shareTeam } from '../teams/team-locks.repository.js';
 
 /**
  * Gateway tokens. The full value exists only in the creation response; the database holds
@@ -99,6 +101,15 @@ export class TokensService {
     const token = await this.tokens.transaction(async (db) => {
       const current = await this.existing(id, db);
       if (current.version !== dto.version) throw versionConflict(current.version);
+      const teamChanges = dto.teamId !== undefined && dto.teamId !== current.teamId;
+      if (teamChanges) {
+        // A member's token is theirs within its team: their member budget and the team's
+        // policy were checked against that team (docs/teams.md, "Member tokens").
+        if (current.ownerId !== null) {
+          throw fieldError('teamId', "teamId of a member's token cannot change; revoke it instead");
+        }
+        await lockTeam(db, dto.teamId!);
+      }
       const quota =
         dto.quota === undefined ? current.quota : dto.quota === null ? null : BigInt(dto.quota);
       const data: Prisma.TokenUncheckedUpdateManyInput = {
@@ -109,10 +120,18 @@ export class TokensService {
         ...(dto.allowIps !== undefined ? { allowIps: dto.allowIps } : {}),
         ...(dto.group !== undefined ? { group: dto.group } : {}),
         ...(dto.rateLimit !== undefined ? { rateLimit: dto.rateLimit } : {}),
+        ...(teamChanges ? { teamId: dto.teamId } : {}),
         status: tokenStatusAfterEdit(current, dto.enabled, quota),
       };
       if (!(await this.tokens.updateAtVersion(db, id, dto.version, data))) {
         throw versionConflict();
+      }
+      if (teamChanges) {
+        // The token's own budget is listed and deleted with the team it is in.
+        await db.budget.updateMany({
+          where: { subject: budgetSubject('token', id) },
+          data: { teamId: dto.teamId! },
+        });
       }
       const updated = await this.existing(id, db);
       await this.audit.record(
@@ -134,6 +153,8 @@ export class TokensService {
     const token = await this.tokens.transaction(async (db) => {
       const current = await this.existing(id, db);
       await this.tokens.delete(db, id);
+      // Its budget has nothing left to cover (docs/teams.md, "Budgets").
+      await db.budget.deleteMany({ where: { subject: budgetSubject('token', id) } });
       await this.audit.record(
         {
           actor,
@@ -155,6 +176,8 @@ export class TokensService {
     dto: CreateTokenDto,
     expiresAt: Date | null,
   ): Promise<{ token: Token; key: string }> {
+    const teamId = dto.teamId ?? null;
+    await lockTeam(db, teamId);
     const key = generateGatewayToken();
     const token = await this.tokens.create(db, {
       name,
@@ -166,6 +189,7 @@ export class TokensService {
       allowIps: dto.allowIps ?? [],
       group: dto.group ?? 'default',
       rateLimit: dto.rateLimit ?? null,
+      teamId,
     });
     await this.audit.record(
       {
@@ -181,6 +205,7 @@ export class TokensService {
           allowIps: token.allowIps,
           group: token.group,
           rateLimit: token.rateLimit,
+          teamId,
         },
       },
       db,
@@ -193,6 +218,16 @@ export class TokensService {
     if (!token) throw new ApiError('not_found', `No token with id ${id}`);
     return token;
   }
+}
+
+/**
+ * Holds the team a token is put in FOR SHARE until the transaction ends, so the team cannot be
+ * deleted between this check and the token's insert (docs/teams.md, "Teams"); null is no team.
+ */
+async function lockTeam(db: Db, teamId: number | null): Promise<void> {
+  if (teamId === null) return;
+  const team = await shareTeam(db, teamId);
+  if (!team) throw fieldError('teamId', `teamId ${teamId} is not a team`);
 }
 
 /** A validated ISO date that must lie ahead; null stays null (never expires). */
@@ -233,6 +268,7 @@ function changes(before: Token, after: Token): AuditDetails {
     allowIps: token.allowIps.join(','),
     group: token.group,
     rateLimit: token.rateLimit,
+    teamId: token.teamId,
   });
   const from = view(before);
   const to = view(after);
@@ -259,6 +295,8 @@ export function toTokenResponse(token: Token, now: Date): TokenResponse {
     allowIps: token.allowIps,
     group: token.group,
     rateLimit: token.rateLimit,
+    teamId: token.teamId,
+    ownerId: token.ownerId,
     version: token.version,
     createdAt: token.createdAt,
     updatedAt: token.updatedAt,

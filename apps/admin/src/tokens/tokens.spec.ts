@@ -69,6 +69,8 @@ describe('tokens', () => {
       allowIps: ['203.0.113.7', '10.0.0.0/8', '2001:db8::/32'],
       group: 'vip',
       rateLimit: 60,
+      teamId: null,
+      ownerId: null,
       version: 1,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
@@ -236,6 +238,80 @@ describe('tokens', () => {
       'token.create',
       'token.delete',
     ]);
+  });
+
+  it('puts a token in a team on creation or edit, audited and published, and refuses an unknown team', async () => {
+    const team = (await api.post('/api/teams', { name: `team-${randomSuffix()}` }).expect(201))
+      .body as { id: number };
+    const other = (await api.post('/api/teams', { name: `team-${randomSuffix()}` }).expect(201))
+      .body as { id: number };
+
+    const inTeam = await create({ teamId: team.id });
+    expect(inTeam).toMatchObject({ teamId: team.id, ownerId: null });
+    expect((await h.auditOf('token', inTeam.id))[0]?.details).toMatchObject({ teamId: team.id });
+    const bundle = await api
+      .post('/api/tokens/bundle', {
+        name: `b-${randomSuffix()}`,
+        expiresAt: null,
+        quota: null,
+        teamId: team.id,
+      })
+      .expect(201);
+    expect(bundle.body.chat.teamId).toBe(team.id);
+
+    // Its own budget moves with it: listed, and deleted, with the team it is in.
+    await api
+      .put('/api/budgets', { level: 'token', tokenId: inTeam.id, amount: 1000, period: 'none' })
+      .expect(200);
+    const moved = await api
+      .patch(`/api/tokens/${inTeam.id}`, { version: 1, teamId: other.id })
+      .expect(200);
+    expect(moved.body).toMatchObject({ teamId: other.id, version: 2 });
+    const budgets = await api.get(`/api/budgets?teamId=${other.id}&level=token`).expect(200);
+    expect(budgets.body.items.map((b: { tokenId: number }) => b.tokenId)).toEqual([inTeam.id]);
+    await h.event(
+      'token.changed',
+      (e) =>
+        e.tokenId === inTeam.id && e.keyHash === sha256Hex(inTeam.key!) && e.action === 'updated',
+    );
+    const out = await api
+      .patch(`/api/tokens/${inTeam.id}`, { version: 2, teamId: null })
+      .expect(200);
+    expect(out.body.teamId).toBeNull();
+    const audit = await h.auditOf('token', inTeam.id);
+    expect(audit.slice(1).map((a) => a.details)).toEqual([
+      { teamId: { from: team.id, to: other.id } },
+      { teamId: { from: other.id, to: null } },
+    ]);
+
+    const unknown = await api
+      .post('/api/tokens', { name: 'x', expiresAt: null, quota: null, teamId: 2_000_000_000 })
+      .expect(400);
+    expect(unknown.body.error.fields).toEqual([
+      { field: 'teamId', message: 'teamId 2000000000 is not a team' },
+    ]);
+    const edit = await api
+      .patch(`/api/tokens/${inTeam.id}`, { version: 3, teamId: 2_000_000_000 })
+      .expect(400);
+    expect(edit.body.error.fields[0].field).toBe('teamId');
+    const notAnId = await api
+      .post('/api/tokens', { name: 'x', expiresAt: null, quota: null, teamId: 'a' })
+      .expect(400);
+    expect(notAnId.body.error.fields[0].field).toBe('teamId');
+    // A member's token stays in the team whose policy it was made under.
+    const members = await create({ teamId: team.id });
+    await query(h.databaseUrl, `UPDATE "Token" SET "ownerId" = $1 WHERE id = $2`, [
+      admin.id,
+      members.id,
+    ]);
+    const owned = await api
+      .patch(`/api/tokens/${members.id}`, { version: 1, teamId: other.id })
+      .expect(400);
+    expect(owned.body.error.fields[0].field).toBe('teamId');
+    expect((await api.get(`/api/tokens/${inTeam.id}`)).body).toMatchObject({
+      teamId: null,
+      version: 3,
+    });
   });
 
   it('creates the three tokens of a chat installation in one call', async () => {

@@ -5,13 +5,13 @@ import { Prisma } from '@switchyard/db';
 // every page.
 
 /** What usage can be split by besides time. */
-export type UsageDimension = 'model' | 'token' | 'channel';
+export type UsageDimension = 'model' | 'token' | 'channel' | 'team';
 
 /** The sums of one group of usage logs. */
 export interface UsageTotalsRow {
-  /** The dimension's value (a model name, or a token or channel id as text). */
+  /** The dimension's value (a model name, or a token, channel or team id as text). */
   key: string | null;
-  /** A token's or channel's name; null for models, whose key is their name. */
+  /** A token's, channel's or team's name; null for models, whose key is their name. */
   label: string | null;
   requests: bigint;
   failures: bigint;
@@ -24,12 +24,14 @@ const DIMENSION_KEY: Record<UsageDimension, Prisma.Sql> = {
   model: Prisma.sql`u.model`,
   token: Prisma.sql`u."tokenId"::text`,
   channel: Prisma.sql`u."channelId"::text`,
+  team: Prisma.sql`u."teamId"::text`,
 };
 
 const DIMENSION_LABEL: Record<UsageDimension, Prisma.Sql> = {
   model: Prisma.sql`NULL::text`,
   token: Prisma.sql`max(t.name)`,
   channel: Prisma.sql`max(c.name)`,
+  team: Prisma.sql`max(tm.name)`,
 };
 
 /** The UTC day of a usage log, as `YYYY-MM-DD`. */
@@ -69,6 +71,7 @@ export function usageTotalsQuery({ bucket, key, where }: UsageGrouping): Prisma.
       FROM "UsageLog" u
       LEFT JOIN "Token" t ON t.id = u."tokenId"
       LEFT JOIN "Channel" c ON c.id = u."channelId"
+      LEFT JOIN "Team" tm ON tm.id = u."teamId"
      WHERE ${Prisma.join(where, ' AND ')}
      GROUP BY ${grouped}`;
 }

@@ -6,7 +6,7 @@ import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PageQuery } from '../common/pagination.js';
 import { IsModelName, IsoDateQuery } from '../common/validators.js';
 
-export const SUMMARY_GROUPS = ['day', 'model', 'token', 'channel'] as const;
+export const SUMMARY_GROUPS = ['day', 'model', 'token', 'channel', 'team'] as const;
 export type SummaryGroup = (typeof SUMMARY_GROUPS)[number];
 
 class UsageFilterQuery extends PageQuery {
@@ -25,6 +25,14 @@ class UsageFilterQuery extends PageQuery {
   @Min(1)
   @Max(INT4_MAX)
   channelId?: number;
+
+  @ApiPropertyOptional({ description: 'Only requests paid by this team' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  teamId?: number;
 
   @ApiPropertyOptional({ description: 'The model the client asked for' })
   @IsOptional()
@@ -78,6 +86,14 @@ export class UsageSummaryQuery {
   @Min(1)
   @Max(INT4_MAX)
   channelId?: number;
+
+  @ApiPropertyOptional({ description: 'Only requests paid by this team' })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(INT4_MAX)
+  teamId?: number;
 }
 
 export class UsageLogResponse {
@@ -88,6 +104,8 @@ export class UsageLogResponse {
   @ApiProperty({ type: Number, nullable: true }) channelId!: number | null;
   @ApiProperty({ type: String, nullable: true }) channelName!: string | null;
   @ApiProperty({ type: Number, nullable: true }) channelKeyId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'The team that paid' })
+  teamId!: number | null;
   @ApiProperty({ example: 'chat.completions' }) endpoint!: string;
   @ApiProperty() model!: string;
   @ApiProperty({ type: String, nullable: true }) upstreamModel!: string | null;
@@ -120,10 +138,10 @@ export class UsageGroup extends UsageTotals {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'The day (YYYY-MM-DD, UTC), model, token id or channel id; null = none',
+    description: 'The day (YYYY-MM-DD, UTC), model, token id, channel id or team id; null = none',
   })
   key!: string | null;
-  @ApiProperty({ type: String, nullable: true, description: 'Token or channel name' })
+  @ApiProperty({ type: String, nullable: true, description: 'Token, channel or team name' })
   label!: string | null;
 }
 

@@ -6,5 +6,6 @@ import { UsageService } from './usage.service.js';
 @Module({
   controllers: [UsageController],
   providers: [UsageRepository, UsageService],
+  exports: [UsageService],
 })
 export class UsageModule {}

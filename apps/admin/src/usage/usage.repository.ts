@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma, PrismaService, type UsageLog } from '@switchyard/db';
+import { Prisma, ReportingDatabase, type UsageLog } from '@switchyard/db';
 import { UTC_DAY, usageTotalsQuery, type UsageTotalsRow } from './usage-aggregate.js';
 import { type SummaryGroup } from './usage.dto.js';
 
 export interface UsageFilter {
   tokenId?: number;
   channelId?: number;
+  teamId?: number;
+  /** Only requests of tokens this account owns (a member's own usage). */
+  ownerId?: number;
   model?: string;
   status?: number;
   from?: Date;
@@ -19,9 +22,14 @@ export type UsageLogWithNames = UsageLog & {
 
 const MAX_GROUPS = 1000;
 
+/** Reports only: every read here goes to the read replica when there is one. */
 @Injectable()
 export class UsageRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(private readonly reporting: ReportingDatabase) {}
+
+  private get prisma() {
+    return this.reporting.client;
+  }
 
   async listNewestFirst(
     filter: UsageFilter,
@@ -30,6 +38,8 @@ export class UsageRepository {
     const where: Prisma.UsageLogWhereInput = {
       ...(filter.tokenId ? { tokenId: filter.tokenId } : {}),
       ...(filter.channelId ? { channelId: filter.channelId } : {}),
+      ...(filter.teamId ? { teamId: filter.teamId } : {}),
+      ...(filter.ownerId ? { token: { ownerId: filter.ownerId } } : {}),
       ...(filter.model ? { model: filter.model } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.from || filter.to
@@ -56,13 +66,15 @@ export class UsageRepository {
   /** Requests, failures, tokens and cost per group over `[from, to)`. */
   summarize(
     groupBy: SummaryGroup,
-    filter: Required<Pick<UsageFilter, 'from' | 'to'>> & Pick<UsageFilter, 'tokenId' | 'channelId'>,
+    filter: Required<Pick<UsageFilter, 'from' | 'to'>> &
+      Pick<UsageFilter, 'tokenId' | 'channelId' | 'teamId'>,
   ): Promise<UsageTotalsRow[]> {
     const conditions = [
       Prisma.sql`u."requestedAt" >= ${filter.from}`,
       Prisma.sql`u."requestedAt" < ${filter.to}`,
       ...(filter.tokenId ? [Prisma.sql`u."tokenId" = ${filter.tokenId}`] : []),
       ...(filter.channelId ? [Prisma.sql`u."channelId" = ${filter.channelId}`] : []),
+      ...(filter.teamId ? [Prisma.sql`u."teamId" = ${filter.teamId}`] : []),
     ];
     const order = groupBy === 'day' ? Prisma.sql`key ASC` : Prisma.sql`cost DESC, key ASC`;
     const grouped = usageTotalsQuery({

@@ -20,7 +20,11 @@ const DEFAULT_SUMMARY_DAYS = 30;
 export class UsageService {
   constructor(private readonly usage: UsageRepository) {}
 
-  async logs(query: UsageLogsQuery): Promise<Page<UsageLogResponse>> {
+  /** `scope` narrows further whatever the query says (a member's own team and tokens). */
+  async logs(
+    query: UsageLogsQuery,
+    scope: { teamId?: number; ownerId?: number } = {},
+  ): Promise<Page<UsageLogResponse>> {
     const from = toDate(query.from);
     const to = toDate(query.to);
     assertRange(from, to);
@@ -28,10 +32,12 @@ export class UsageService {
       {
         ...(query.tokenId ? { tokenId: query.tokenId } : {}),
         ...(query.channelId ? { channelId: query.channelId } : {}),
+        ...(query.teamId ? { teamId: query.teamId } : {}),
         ...(query.model ? { model: query.model } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),
+        ...scope,
       },
       skipTake(query),
     );
@@ -47,6 +53,7 @@ export class UsageService {
       to,
       ...(query.tokenId ? { tokenId: query.tokenId } : {}),
       ...(query.channelId ? { channelId: query.channelId } : {}),
+      ...(query.teamId ? { teamId: query.teamId } : {}),
     });
     const items = rows.map(toUsageGroup);
     const totals: UsageTotals = {
@@ -95,6 +102,7 @@ function toUsageLogResponse(row: UsageLogWithNames): UsageLogResponse {
     channelId: row.channelId,
     channelName: row.channel?.name ?? null,
     channelKeyId: row.channelKeyId,
+    teamId: row.teamId,
     endpoint: row.endpoint,
     model: row.model,
     upstreamModel: row.upstreamModel,

@@ -253,7 +253,7 @@ describe('usage', () => {
   it('needs a known grouping', async () => {
     const bad = await api.get('/api/usage/summary?groupBy=week').expect(400);
     expect(bad.body.error.fields).toEqual([
-      { field: 'groupBy', message: 'groupBy must be one of day, model, token, channel' },
+      { field: 'groupBy', message: 'groupBy must be one of day, model, token, channel, team' },
     ]);
     const defaults = await api.get('/api/usage/summary?groupBy=model').expect(200);
     const span = Date.parse(defaults.body.to) - Date.parse(defaults.body.from);

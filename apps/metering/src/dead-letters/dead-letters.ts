@@ -1,6 +1,6 @@
-import { type UsageRecord } from '@switchyard/contracts';
+import { type UsageBatch, type UsageRecord } from '@switchyard/contracts';
 import { UsageQueue } from '@switchyard/messaging';
-import { type Job, type Queue } from 'bullmq';
+import { type Job } from 'bullmq';
 
 /** A usage job that failed every attempt (or was invalid) and waits for an operator. */
 export interface DeadLetter {
@@ -32,14 +32,14 @@ const PAGE = 500;
  * request id still guards against billing it twice.
  */
 export class DeadLetters {
-  constructor(private readonly queue: Queue) {}
+  constructor(private readonly queue: UsageQueue) {}
 
   async list(offset: number, limit: number): Promise<DeadLetterPage> {
     const [total, jobs] = await Promise.all([
       this.queue.getFailedCount(),
       limit > 0 ? this.queue.getJobs(['failed'], offset, offset + limit - 1) : Promise.resolve([]),
     ]);
-    return { total, items: jobs.filter((job): job is Job => Boolean(job)).map(describe) };
+    return { total, items: jobs.filter((job) => job !== undefined && job !== null).map(describe) };
   }
 
   /** False when no failed job has that id. */
@@ -66,7 +66,9 @@ export class DeadLetters {
   }
 }
 
-function describe(job: Job): DeadLetter {
+type UsageJob = Job<UsageRecord> | Job<UsageBatch>;
+
+function describe(job: UsageJob): DeadLetter {
   const records = UsageQueue.recordsOf(job);
   const only = (records.length === 1 ? (records[0] ?? {}) : {}) as Partial<
     Record<keyof UsageRecord, unknown>

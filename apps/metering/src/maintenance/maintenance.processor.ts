@@ -3,21 +3,21 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { MeteringEnv } from '@switchyard/config';
-import { Queues } from '@switchyard/contracts';
-import { UnrecoverableError, type Job, type Queue } from 'bullmq';
+import { MaintenanceJobs, Queues } from '@switchyard/contracts';
+import {
+  dispatchJob,
+  InjectTypedQueue,
+  type JobHandlers,
+  type TypedQueue,
+} from '@switchyard/messaging';
+import { type Job } from 'bullmq';
 import {
   MaintenanceService,
   type RetentionResult,
   type RollUpResult,
 } from './maintenance.service.js';
-
-/** The jobs of the `usage-maintenance` queue; metering both schedules and runs them. */
-export const MaintenanceJobs = {
-  RollUp: 'roll-up',
-  Retention: 'retention',
-} as const;
 
 /** Scheduler ids: upserting them again (every replica does, at each start) changes nothing. */
 export const MAINTENANCE_SCHEDULES = {
@@ -30,6 +30,8 @@ const RETENTION_PATTERN = '30 3 * * *';
 const KEEP_FINISHED = { removeOnComplete: 50, removeOnFail: 50 };
 const REGISTER_RETRY_MS = 5_000;
 
+type MaintenanceResult = RollUpResult | RetentionResult;
+
 @Processor(Queues.UsageMaintenance)
 export class MaintenanceProcessor
   extends WorkerHost
@@ -38,24 +40,27 @@ export class MaintenanceProcessor
   private readonly logger = new Logger(MaintenanceProcessor.name);
   private stopping = false;
   private lastError = '';
+  private readonly handlers: JobHandlers<typeof Queues.UsageMaintenance, MaintenanceResult> = {
+    [MaintenanceJobs.RollUp]: () => this.maintenance.rollUpRecent(new Date()),
+    // Partitions ahead first: a failure to drop old ones never leaves next month without one.
+    [MaintenanceJobs.Retention]: async () => {
+      const now = new Date();
+      await this.maintenance.preparePartitions(now);
+      return this.maintenance.applyRetention(now);
+    },
+  };
 
   constructor(
     private readonly maintenance: MaintenanceService,
-    @InjectQueue(Queues.UsageMaintenance) private readonly queue: Queue,
+    @InjectTypedQueue(Queues.UsageMaintenance)
+    private readonly queue: TypedQueue<typeof Queues.UsageMaintenance>,
     private readonly env: MeteringEnv,
   ) {
     super();
   }
 
-  async process(job: Job): Promise<RollUpResult | RetentionResult> {
-    switch (job.name) {
-      case MaintenanceJobs.RollUp:
-        return this.maintenance.rollUpRecent(new Date());
-      case MaintenanceJobs.Retention:
-        return this.maintenance.applyRetention(new Date());
-      default:
-        throw new UnrecoverableError(`unknown maintenance job ${job.name}`);
-    }
+  process(job: Job): Promise<MaintenanceResult> {
+    return dispatchJob(Queues.UsageMaintenance, this.handlers, job);
   }
 
   onApplicationBootstrap(): void {

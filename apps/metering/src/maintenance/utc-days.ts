@@ -13,3 +13,8 @@ export function addDays(day: Date, days: number): Date {
 export function isoDay(day: Date): string {
   return day.toISOString().slice(0, 10);
 }
+
+/** Midnight UTC of the first day of the month `at` falls in, `months` later. */
+export function startOfUtcMonth(at: Date, months = 0): Date {
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + months, 1));
+}

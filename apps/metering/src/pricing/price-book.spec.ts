@@ -1,12 +1,14 @@
 import { Logger, type LoggerService } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
 import { loadEnvironment, MeteringEnv } from '@switchyard/config';
-import { PrismaService } from '@switchyard/db';
+import { SqlDatabaseModule } from '@switchyard/db/sql';
+import { ModelPricesRepository, PriceCache } from '@switchyard/gateway-store/prices';
 import { databaseUrl, setPrice } from '../testing/metering.fixture.js';
 import { PriceBook } from './price-book.js';
-import { PricingRepository } from './pricing.repository.js';
 
 describe('PriceBook', () => {
-  const prisma = new PrismaService({ url: databaseUrl(), poolSize: 2 });
+  let module: TestingModule;
+  let cache: PriceCache;
   const warnings: unknown[] = [];
   const capture: LoggerService = {
     log: () => undefined,
@@ -16,27 +18,27 @@ describe('PriceBook', () => {
   let book: PriceBook;
 
   beforeAll(async () => {
-    Logger.overrideLogger(capture);
     await setPrice('pb-exact', 11, 12);
     await setPrice('pb-family*', 21, 22);
     await setPrice('pb-family-pro*', 31, 32);
-    const env = loadEnvironment(MeteringEnv, { DEFAULT_MODEL_PRICE: '5' });
-    book = new PriceBook(new PricingRepository(prisma), env);
-    await book.refresh();
+    module = await Test.createTestingModule({
+      imports: [SqlDatabaseModule.forRoot({ url: databaseUrl(), poolSize: 2 })],
+      providers: [ModelPricesRepository, PriceCache],
+    })
+      .setLogger(capture)
+      .compile();
+    cache = module.get(PriceCache);
+    await cache.refresh();
+    book = new PriceBook(cache, loadEnvironment(MeteringEnv, { DEFAULT_MODEL_PRICE: '5' }));
   });
 
   afterAll(async () => {
-    book.beforeApplicationShutdown();
-    await prisma.$disconnect();
+    await module.close();
     Logger.overrideLogger(false);
   });
 
-  it('bills a model without a price at a non-zero default unless the operator sets one', async () => {
-    const unconfigured = new PriceBook(
-      new PricingRepository(prisma),
-      loadEnvironment(MeteringEnv, {}),
-    );
-    await unconfigured.refresh();
+  it('bills a model without a price at a non-zero default unless the operator sets one', () => {
+    const unconfigured = new PriceBook(cache, loadEnvironment(MeteringEnv, {}));
     // one-api's default ratio of 30: $0.06 per thousand tokens, in micro-dollars per million.
     expect(unconfigured.priceFor('pb-nothing', null)).toEqual({
       inputPrice: 60_000_000,
@@ -44,7 +46,6 @@ describe('PriceBook', () => {
       match: 'default',
       entry: null,
     });
-    unconfigured.beforeApplicationShutdown();
   });
 
   it('resolves exact names, prefixes and the default from the database', () => {
@@ -108,7 +109,7 @@ describe('PriceBook', () => {
     expect(about('pb-unpriced-b')).toHaveLength(1);
 
     await setPrice('pb-unpriced-b', 7, 8);
-    await book.refresh();
+    await cache.refresh();
     expect(book.priceFor('pb-unpriced-b', null)).toMatchObject({ inputPrice: 7, match: 'exact' });
     book.priceFor('pb-unpriced-a', null);
     expect(about('pb-unpriced-a')).toHaveLength(2);

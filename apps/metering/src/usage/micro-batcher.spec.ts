@@ -26,8 +26,8 @@ class MemoryStore implements BatchWriter<number, string> {
     return items.map((item) => `ok:${item}`);
   }
 
-  async isReachable(): Promise<boolean> {
-    return this.reachable;
+  isReachable(): Promise<boolean> {
+    return Promise.resolve(this.reachable);
   }
 
   isTransient(error: unknown): boolean {

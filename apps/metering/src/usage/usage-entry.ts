@@ -14,11 +14,13 @@ export interface UsageEntry {
   endpoint: string;
   model: string;
   upstreamModel: string | null;
+  /** The model asked for, when a fallback (`model`) served: docs/routing.md, "Fallbacks across models". */
+  requestedModel: string | null;
   promptTokens: number;
   completionTokens: number;
   cachedTokens: number;
   tokensCounted: boolean;
-  /** Micro-dollars. */
+  /** Micro-dollars at the model's price, before the token's price group multiplies it. */
   cost: bigint;
   status: number;
   errorCode: string | null;
@@ -28,6 +30,8 @@ export interface UsageEntry {
   attempts: number;
   clientIp: string | null;
   requestedAt: Date;
+  /** The spend accounts the edge held the request on (docs/budgets.md, "Settlement"). */
+  holds: string[];
 }
 
 /** A record that passed the contract's validation but cannot be stored as it is. */
@@ -123,6 +127,7 @@ export class UsageEntryFactory {
       endpoint: record.endpoint,
       model: record.model,
       upstreamModel,
+      requestedModel: record.requestedModel ?? null,
       promptTokens: int4('promptTokens', tokens.promptTokens),
       completionTokens: int4('completionTokens', tokens.completionTokens),
       cachedTokens: int4('cachedTokens', tokens.cachedTokens ?? 0),
@@ -136,6 +141,7 @@ export class UsageEntryFactory {
       attempts: int4('attempts', record.attempts),
       clientIp: shortText(record.clientIp),
       requestedAt,
+      holds: record.holds ?? [],
     };
   }
 

@@ -5,6 +5,7 @@ import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
 import { SpendLedger, spendAccount, type Settlement } from '@switchyard/spend';
+import { BudgetAlerts } from '../budgets/budget-alerts.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
 import { UsageMetrics } from './usage.metrics.js';
@@ -41,6 +42,7 @@ export class UsageSettlement {
     private readonly bus: EventBus,
     private readonly metrics: UsageMetrics,
     private readonly ledger: SpendLedger,
+    private readonly alerts: BudgetAlerts,
     env: MeteringEnv,
   ) {
     this.batcher = new MicroBatcher<UsageEntry, EntryOutcome>(
@@ -86,15 +88,24 @@ export class UsageSettlement {
   }
 
   private async write(entries: UsageEntry[]): Promise<EntryOutcome[]> {
-    const { outcomes, exhausted, spends } = await this.repository.settle(entries);
-    await this.settleHolds(
-      spends.map((spend) => ({
+    const { outcomes, costs, exhausted, spends, budgetSettlements, alerts } =
+      await this.repository.settle(entries);
+    const settlements: Settlement[] = [
+      ...spends.map((spend) => ({
         account: spendAccount('token', spend.tokenId),
         total: spend.usedQuota,
         requestIds: spend.requestIds,
       })),
-    );
+      ...budgetSettlements,
+    ];
+    await this.settleHolds([...settlements, ...heldElsewhere(entries, settlements)]);
     for (const token of exhausted) void this.announce(token);
+    // After the commit, off the request's path: a webhook never delays a settlement.
+    if (alerts.length > 0) this.alerts.send(alerts);
+    entries.forEach((entry, index) => {
+      if (outcomes[index] === 'billed' && costs[index]! > 0n)
+        this.metrics.countSpend(entry.model, costs[index]!);
+    });
     return outcomes;
   }
 
@@ -149,4 +160,22 @@ export class UsageSettlement {
       }
     }
   }
+}
+
+/**
+ * The accounts the edge held requests on that this settlement does not settle (a budget
+ * deleted or moved to another period while they ran): their holds are dropped, nothing more.
+ */
+function heldElsewhere(entries: UsageEntry[], settled: Settlement[]): Settlement[] {
+  const settledAccounts = new Set(settled.map((s) => s.account));
+  const dropped = new Map<string, string[]>();
+  for (const entry of entries) {
+    for (const account of entry.holds) {
+      if (settledAccounts.has(account)) continue;
+      const ids = dropped.get(account) ?? [];
+      ids.push(entry.requestId);
+      dropped.set(account, ids);
+    }
+  }
+  return [...dropped].map(([account, requestIds]) => ({ account, total: null, requestIds }));
 }

@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectQueue } from '@nestjs/bullmq';
 import { Queues, type UsageRecord } from '@switchyard/contracts';
-import { UsageQueue } from '@switchyard/messaging';
-import { Counter, Gauge, Histogram, Registry } from '@switchyard/observability';
-import { type Queue } from 'bullmq';
+import { InjectTypedQueue, UsageQueue, type TypedQueue } from '@switchyard/messaging';
+import { Counter, Gauge, Histogram, readWithin, Registry } from '@switchyard/observability';
 
 export type SettledResult = 'billed' | 'duplicate';
 export type FailureReason = 'invalid' | 'error';
@@ -36,12 +34,13 @@ export class UsageMetrics {
   readonly batchSeconds: Histogram;
   readonly exhausted: Counter;
   readonly databaseReachable: Gauge;
+  private readonly spend: Counter<'model'>;
   /** The read in progress: one scrape reads the queue once, however many gauges it fills. */
   private reading: Promise<QueueSnapshot> | undefined;
 
   constructor(
     @Inject(Registry) registry: Registry,
-    @InjectQueue(Queues.Usage) private readonly queue: Queue,
+    @InjectTypedQueue(Queues.Usage) private readonly queue: TypedQueue<typeof Queues.Usage>,
   ) {
     const settled = new Counter({
       name: 'metering_records_settled_total',
@@ -83,6 +82,12 @@ export class UsageMetrics {
       registers: [registry],
     });
     this.databaseReachable.set(1);
+    this.spend = new Counter({
+      name: 'metering_spend_microdollars_total',
+      help: 'Cost billed, in micro-dollars, by requested model (priced models only).',
+      labelNames: ['model'],
+      registers: [registry],
+    });
     const read = (pick: (s: QueueSnapshot) => number) =>
       async function (this: Gauge): Promise<void> {
         try {
@@ -120,8 +125,13 @@ export class UsageMetrics {
     this.failures[reason].inc();
   }
 
+  /** Only priced models bill a cost, so the label set is bounded by the price list. */
+  countSpend(model: string, microdollars: bigint): void {
+    this.spend.inc({ model }, Number(microdollars));
+  }
+
   private queueSnapshot(): Promise<QueueSnapshot> {
-    this.reading ??= withTimeout(this.readQueue(Date.now()), READ_TIMEOUT_MS).finally(
+    this.reading ??= readWithin(this.readQueue(Date.now()), READ_TIMEOUT_MS, 'Redis').finally(
       () => (this.reading = undefined),
     );
     return this.reading;
@@ -168,12 +178,4 @@ export class UsageMetrics {
       lagSeconds: depth === 0 ? 0 : Math.max(0, now - oldest) / 1000,
     };
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -3,22 +3,33 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { MeteringEnv } from '@switchyard/config';
 import {
   Queues,
   USAGE_BATCH_JOB_NAME,
+  USAGE_JOB_NAME,
   UsageBatch,
   type QueueJobOptions,
 } from '@switchyard/contracts';
 import {
+  dispatchJob,
+  InjectTypedQueue,
   InvalidPayloadError,
   payloadValidator,
   QueueConnection,
   UsageQueue,
+  type JobHandlers,
   type SingleRecordJob,
+  type TypedQueue,
 } from '@switchyard/messaging';
-import { UnrecoverableError, Worker, type Job, type Queue } from 'bullmq';
+import {
+  inLinkedSpan,
+  linkTo,
+  setActiveSpanAttributes,
+  tracingActive,
+} from '@switchyard/observability';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { PriceBook } from '../pricing/price-book.js';
 import { StoreUnavailableError } from './micro-batcher.js';
 import { InvalidUsageError, UsageEntryFactory, type UsageEntry } from './usage-entry.js';
@@ -58,6 +69,10 @@ export class UsageProcessor
   private readonly setAsideQueue: UsageQueue;
   private stopping = false;
   private lastWorkerError = '';
+  private readonly handlers: JobHandlers<typeof Queues.Usage, void> = {
+    [USAGE_JOB_NAME]: (job) => this.processRecord(job),
+    [USAGE_BATCH_JOB_NAME]: (job) => this.processBatch(job),
+  };
 
   constructor(
     private readonly entries: UsageEntryFactory,
@@ -65,7 +80,7 @@ export class UsageProcessor
     private readonly prices: PriceBook,
     private readonly metrics: UsageMetrics,
     private readonly env: MeteringEnv,
-    @InjectQueue(Queues.Usage) private readonly queue: Queue,
+    @InjectTypedQueue(Queues.Usage) private readonly queue: TypedQueue<typeof Queues.Usage>,
     queues: QueueConnection,
   ) {
     super();
@@ -73,9 +88,35 @@ export class UsageProcessor
     this.setAsideQueue.on('error', (error: Error) => this.onWorkerError(error));
   }
 
-  async process(job: Job): Promise<void> {
-    if (job.name === USAGE_BATCH_JOB_NAME) await this.processBatch(job);
-    else await this.processRecord(job);
+  // Data as stored: each handler validates its own.
+  async process(job: Job<unknown>): Promise<void> {
+    if (!tracingActive()) return this.processJob(job);
+    // One job settles many requests: its span is a root of its own, linked to the span of
+    // each request it bills (docs/operations.md, "Traces").
+    const records = UsageQueue.recordsOf(job) as unknown[];
+    const links = records.flatMap((record) => {
+      const { traceparent, requestId } = (record ?? {}) as Record<string, unknown>;
+      const link = linkTo(typeof traceparent === 'string' ? traceparent : undefined);
+      if (!link) return [];
+      return typeof requestId === 'string'
+        ? [{ ...link, attributes: { 'switchyard.request.id': requestId } }]
+        : [link];
+    });
+    return inLinkedSpan(
+      'usage settle',
+      links,
+      {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': Queues.Usage,
+        'messaging.message.id': job.id ?? '',
+        'messaging.batch.message_count': records.length,
+      },
+      () => this.processJob(job),
+    );
+  }
+
+  private processJob(job: Job): Promise<void> {
+    return dispatchJob(Queues.Usage, this.handlers, job);
   }
 
   private async processRecord(job: Job): Promise<void> {
@@ -87,6 +128,7 @@ export class UsageProcessor
       if (isInvalid(error)) this.deadLetter(job, error);
       throw error;
     }
+    if (tracingActive()) setActiveSpanAttributes(batchAttributes([{ entry }]));
     try {
       this.metrics.countSettled(await this.settlement.settle(entry));
     } catch (error) {
@@ -121,6 +163,7 @@ export class UsageProcessor
       }
     }
 
+    if (tracingActive()) setActiveSpanAttributes(batchAttributes(entries));
     const outcomes = await Promise.allSettled(
       entries.map(({ entry }) => this.settlement.settle(entry)),
     );
@@ -230,5 +273,22 @@ function retriesOf(batch: Job): Partial<QueueJobOptions> {
   return {
     ...(attempts === undefined ? {} : { attempts }),
     ...(typeof backoff === 'object' ? { backoff: backoff as QueueJobOptions['backoff'] } : {}),
+  };
+}
+
+/** What a settlement span tells of its batch: tokens and cost, summed. */
+function batchAttributes(entries: readonly { entry: UsageEntry }[]): Record<string, number> {
+  let input = 0;
+  let output = 0;
+  let cost = 0n;
+  for (const { entry } of entries) {
+    input += entry.promptTokens;
+    output += entry.completionTokens;
+    cost += entry.cost;
+  }
+  return {
+    'gen_ai.usage.input_tokens': input,
+    'gen_ai.usage.output_tokens': output,
+    'switchyard.cost_microdollars': Number(cost),
   };
 }

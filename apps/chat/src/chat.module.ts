@@ -11,7 +11,9 @@ import { AttachmentsModule } from './attachments/attachments.module.js';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { SessionGuard } from './auth/session.guard.js';
+import { ChatMetricsModule } from './common/chat-metrics.module.js';
 import { CoreModule } from './common/core.module.js';
+import { CreditsModule } from './credits/credits.module.js';
 import { ConversationsModule } from './conversations/conversations.module.js';
 import { EditionsModule } from './editions/editions.module.js';
 import { McpModule } from './mcp/mcp.module.js';
@@ -31,6 +33,7 @@ export class ChatModule {
         MetricsModule.forService('chat'),
         HealthModule.register([DatabaseReadiness, RedisReadiness]),
         CoreModule.forRoot(env),
+        ChatMetricsModule,
         AuthModule,
         UsersModule,
         ModelsModule,
@@ -39,6 +42,7 @@ export class ChatModule {
         ApiKeysModule,
         McpModule,
         AttachmentsModule,
+        CreditsModule,
         ConversationsModule,
         A2aAgentsModule,
         A2aModule,

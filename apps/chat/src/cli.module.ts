@@ -4,8 +4,9 @@ import { DatabaseModule } from '@switchyard/db';
 import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { CoreModule } from './common/core.module.js';
 import { ModelsModule } from './models/models.module.js';
+import { ChatSettingsModule } from './settings/chat-settings.module.js';
 
-/** What the command line needs: records, models and the edition rules, over Postgres only. */
+/** What the command line needs: records, models, settings and the edition rules, over Postgres only. */
 @Module({})
 export class CliModule {
   static forRoot(env: ChatEnv): DynamicModule {
@@ -16,6 +17,7 @@ export class CliModule {
         CoreModule.forRoot(env),
         ApiKeysModule,
         ModelsModule,
+        ChatSettingsModule,
       ],
     };
   }

@@ -221,6 +221,26 @@ describe('the chat command line', () => {
     });
   });
 
+  describe('set-a2a-model', () => {
+    it('names the chat model that answers A2A tasks, in the chat settings', async () => {
+      await cli(['open-model', '--name', 'cli-decider']);
+      const set = await cli(['set-a2a-model', '--name', 'cli-decider']);
+      expect(set).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(set.stdout)).toMatchObject({ a2aModel: 'cli-decider' });
+      const settings = await chat.api.get('/api/admin/chat-settings').set(admin).expect(200);
+      expect(settings.body.a2aModel).toBe('cli-decider');
+    });
+
+    it('refuses a model the app does not have, or none', async () => {
+      const unknown = await cli(['set-a2a-model', '--name', 'cli-nobody']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no model is named "cli-nobody"');
+      const missing = await cli(['set-a2a-model']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('set-a2a-model --name NAME');
+    });
+  });
+
   describe('issue-license', () => {
     const vendor = generateKeyPairSync('ed25519');
     let keyFile: string;

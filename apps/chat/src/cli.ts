@@ -13,11 +13,13 @@ import { CliModule } from './cli.module.js';
 import { CreateModelDto } from './models/models.dto.js';
 import { ModelsService } from './models/models.service.js';
 import { PURPOSES } from './common/platform.js';
+import { ChatSettingsService } from './settings/chat-settings.service.js';
 import { parsePrivateKey, signLicense } from './editions/license.js';
 
 // Operator commands of the chat service:
 //   create-api-key   wires chat to an upstream (the local launcher, on a new database)
 //   open-model       makes a model usable by everyone (the launcher's demo models)
+//   set-a2a-model    names the model that answers A2A tasks (the launcher's demo model)
 //   issue-license    the vendor's tool that signs plus-edition licenses (tests, development)
 
 const USAGE = `usage:
@@ -27,6 +29,8 @@ const USAGE = `usage:
   cli.js open-model --name NAME --purpose ${PURPOSES.join('|')} [--vision]
       Adds the model, or changes the one with that name, open to every user; --vision
       marks it as one that reads images.
+  cli.js set-a2a-model --name NAME
+      Makes the chat model NAME the one that answers A2A tasks (Admin → Settings).
   cli.js issue-license --private-key FILE --licensee NAME --installation ID --days N
       Prints a plus-edition license signed with the Ed25519 private key in FILE (PEM).`;
 
@@ -102,6 +106,15 @@ async function openModel(args: string[]): Promise<void> {
   process.stdout.write(`${JSON.stringify(model)}\n`);
 }
 
+async function setA2aModel(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { name: { type: 'string' } } });
+  if (!values.name?.trim()) throw new UsageError('--name is required');
+  const settings = await withChat((context) =>
+    context.get(ChatSettingsService).update({ a2aModel: values.name!.trim() }),
+  );
+  process.stdout.write(`${JSON.stringify(settings)}\n`);
+}
+
 async function issueLicense(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -143,6 +156,7 @@ async function issueLicense(args: string[]): Promise<void> {
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   'create-api-key': createApiKey,
   'open-model': openModel,
+  'set-a2a-model': setA2aModel,
   'issue-license': issueLicense,
 };
 

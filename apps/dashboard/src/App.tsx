@@ -16,11 +16,17 @@ import { MeContext } from './me.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { AdministratorsPage } from './pages/AdministratorsPage.js';
 import { AuditPage } from './pages/AuditPage.js';
+import { BudgetsPage } from './pages/BudgetsPage.js';
 import { ChannelsPage } from './pages/ChannelsPage.js';
+import { MyTeamsPage } from './pages/MyTeamsPage.js';
+import { FallbacksPage } from './pages/FallbacksPage.js';
 import { OverviewPage } from './pages/OverviewPage.js';
 import { PasswordPage } from './pages/PasswordPage.js';
 import { PricesPage } from './pages/PricesPage.js';
+import { RedemptionPage } from './pages/RedemptionPage.js';
+import { RequestLogPage } from './pages/RequestLogPage.js';
 import { SignInPage } from './pages/SignInPage.js';
+import { TeamsPage } from './pages/TeamsPage.js';
 import { TokensPage } from './pages/TokensPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 
@@ -37,15 +43,26 @@ const passwordChangeRequired = (failure: unknown): MustChangePassword | undefine
     ? { kind: 'must-change-password' }
     : undefined;
 
-const SECTIONS: (Section & { ownerOnly?: boolean })[] = [
-  { path: '/', label: 'Overview' },
-  { path: '/channels', label: 'Channels' },
-  { path: '/tokens', label: 'Tokens' },
-  { path: '/usage', label: 'Usage' },
-  { path: '/prices', label: 'Prices' },
-  { path: '/administrators', label: 'Administrators', ownerOnly: true },
-  { path: '/audit', label: 'Audit log' },
-  { path: '/account', label: 'Account' },
+type Role = Schemas['AdminProfile']['role'];
+const ADMINISTRATORS: Role[] = ['owner', 'admin', 'viewer'];
+
+/** The pages, each shown to the roles the API lets read it (docs/teams.md, "Members"). */
+const SECTIONS: (Section & { roles: Role[] })[] = [
+  { path: '/', label: 'Overview', roles: ADMINISTRATORS },
+  { path: '/', label: 'My teams', roles: ['member'] },
+  { path: '/channels', label: 'Channels', roles: ADMINISTRATORS },
+  { path: '/tokens', label: 'Tokens', roles: ADMINISTRATORS },
+  { path: '/teams', label: 'Teams', roles: ADMINISTRATORS },
+  { path: '/budgets', label: 'Budgets', roles: ADMINISTRATORS },
+  { path: '/redemption-codes', label: 'Redemption codes', roles: ADMINISTRATORS },
+  { path: '/usage', label: 'Usage', roles: ADMINISTRATORS },
+  { path: '/prices', label: 'Prices', roles: ADMINISTRATORS },
+  { path: '/fallbacks', label: 'Fallbacks', roles: ADMINISTRATORS },
+  // Owners and administrators only: the request log holds users' prompts.
+  { path: '/request-log', label: 'Request log', roles: ['owner', 'admin'] },
+  { path: '/administrators', label: 'Administrators', roles: ['owner'] },
+  { path: '/audit', label: 'Audit log', roles: ADMINISTRATORS },
+  { path: '/account', label: 'Account', roles: [...ADMINISTRATORS, 'member'] },
 ];
 
 export function App() {
@@ -110,7 +127,7 @@ function Dashboard() {
 
   const { me } = state;
 
-  const sections = SECTIONS.filter((section) => !section.ownerOnly || me.role === 'owner');
+  const sections = SECTIONS.filter((section) => section.roles.includes(me.role));
   const current =
     sections.find((section) => section.path !== '/' && path.startsWith(section.path)) ??
     sections.find((section) => section.path === path);
@@ -129,17 +146,27 @@ function Dashboard() {
           </button>
         </TopBar>
         <main id="main" class="page">
-          <Page path={current?.path} onSignOut={() => void signOut()} />
+          <Page
+            path={current?.path}
+            member={me.role === 'member'}
+            onSignOut={() => void signOut()}
+          />
         </main>
       </div>
     </MeContext.Provider>
   );
 }
 
-function Page(props: { path: string | undefined; onSignOut: () => void }) {
+function Page(props: { path: string | undefined; member: boolean; onSignOut: () => void }) {
   switch (props.path) {
     case '/':
-      return <OverviewPage />;
+      return props.member ? <MyTeamsPage /> : <OverviewPage />;
+    case '/teams':
+      return <TeamsPage />;
+    case '/budgets':
+      return <BudgetsPage />;
+    case '/redemption-codes':
+      return <RedemptionPage />;
     case '/channels':
       return <ChannelsPage />;
     case '/tokens':
@@ -148,10 +175,14 @@ function Page(props: { path: string | undefined; onSignOut: () => void }) {
       return <UsagePage />;
     case '/prices':
       return <PricesPage />;
+    case '/fallbacks':
+      return <FallbacksPage />;
     case '/administrators':
       return <AdministratorsPage />;
     case '/audit':
       return <AuditPage />;
+    case '/request-log':
+      return <RequestLogPage />;
     case '/account':
       return <AccountPage onSignOut={props.onSignOut} />;
     default:

@@ -4,6 +4,8 @@ import { type MockUpstreamEnv } from '@switchyard/config';
 import { HealthModule, MetricsModule } from '@switchyard/observability';
 import { apiValidationPipe } from '@switchyard/service';
 import { MessagesController } from './anthropic/messages.controller.js';
+import { AudioController } from './audio/audio.controller.js';
+import { UploadForms } from './audio/upload-form.js';
 import { AccountPool, parseAccountSpec } from './accounts/account-pool.js';
 import { DeploymentsController } from './azure/deployments.controller.js';
 import { ConverseController } from './bedrock/converse.controller.js';
@@ -18,8 +20,12 @@ import { EmbeddingsController } from './openai/embeddings.controller.js';
 import { ExchangeService } from './openai/exchange.js';
 import { ImagesController } from './openai/images.controller.js';
 import { ModelsController } from './openai/models.controller.js';
+import { ResponseStore } from './openai/response-store.js';
 import { ResponsesController } from './openai/responses.controller.js';
+import { ModerationsController } from './openai/moderations.controller.js';
 import { ProviderErrorFilter } from './openai/provider-error.filter.js';
+import { TextCompletionsController } from './openai/text-completions.controller.js';
+import { RerankController } from './rerank/rerank.controller.js';
 
 @Module({})
 export class MockUpstreamModule {
@@ -30,7 +36,11 @@ export class MockUpstreamModule {
       imports: [MetricsModule.forService('mock-upstream'), HealthModule.register([])],
       controllers: [
         ChatController,
+        TextCompletionsController,
         ResponsesController,
+        ModerationsController,
+        RerankController,
+        AudioController,
         EmbeddingsController,
         ImagesController,
         MediaController,
@@ -54,7 +64,9 @@ export class MockUpstreamModule {
             }),
         },
         ExchangeService,
+        ResponseStore,
         RequestLog,
+        UploadForms,
         { provide: APP_PIPE, useFactory: apiValidationPipe },
         { provide: APP_FILTER, useClass: ProviderErrorFilter },
       ],

@@ -22,7 +22,7 @@ describe('mock-upstream', () => {
       {
         name: 'mock-upstream',
         environment: MockUpstreamEnv,
-        module: MockUpstreamModule.forRoot,
+        module: (env) => MockUpstreamModule.forRoot(env),
         port: () => 0,
       },
       env,

@@ -4,7 +4,9 @@ import { IsBoolean, IsObject, IsOptional, IsString, IsUrl, Matches } from 'class
 import { Optional } from '@switchyard/service';
 import { PageOf } from '@switchyard/service/openapi';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value,
+);
 /** The name becomes the tool `delegate_to_<name>`: at most 64 characters in all. */
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$/;
 const NAME_MESSAGE =

@@ -10,6 +10,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { ChatEnv } from '@switchyard/config';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
+import { ChatSettingsService } from '../settings/chat-settings.service.js';
 import { type Principal } from '../auth/principal.js';
 import {
   INTERNAL_ERROR_MESSAGE,
@@ -47,8 +48,10 @@ export class A2aEndpointService {
     executor: ChatAgentExecutor,
     store: PrismaTaskStore,
     private readonly servers: McpServersService,
-    private readonly env: ChatEnv,
+    private readonly settings: ChatSettingsService,
+    env: ChatEnv,
   ) {
+    // Only for the protocol version checks: the served card names the model set now.
     this.baseCard = agentCard({ origin: '', model: env.CHAT_A2A_MODEL, tools: [] });
     this.handler = new DefaultRequestHandler(this.baseCard, store, executor);
     this.current = new JsonRpcTransportHandler(this.handler);
@@ -62,9 +65,10 @@ export class A2aEndpointService {
       const tools = connections.flatMap((c) =>
         c.session ? c.session.tools.map((tool) => ({ server: c.server.name, tool })) : [],
       );
-      return AgentCard.toJSON(agentCard({ origin, model: this.env.CHAT_A2A_MODEL, tools }));
+      const model = (await this.settings.a2aModel()) ?? undefined;
+      return AgentCard.toJSON(agentCard({ origin, model, tools }));
     } finally {
-      await Promise.all(connections.map((c) => c.session?.close()));
+      await Promise.all(connections.flatMap((c) => (c.session ? [c.session.close()] : [])));
     }
   }
 
@@ -95,10 +99,7 @@ export class A2aEndpointService {
     try {
       validateVersion(context.requestedVersion, this.baseCard, 'JSONRPC');
       const transport = legacy ? this.legacy : this.current;
-      const outcome = (await transport.handle(
-        body as Record<string, unknown>,
-        context,
-      )) as JsonRpcOutcome;
+      const outcome = await transport.handle(body as Record<string, unknown>, context);
       if ('jsonrpc' in outcome && outcome.error !== undefined) {
         return { ...outcome, error: withoutInternals(outcome.error, outcome.error, this.logger) };
       }

@@ -3,7 +3,9 @@ import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
 import { PageOf } from '@switchyard/service/openapi';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value,
+);
 
 export class CreateA2aKeyDto {
   @ApiProperty({

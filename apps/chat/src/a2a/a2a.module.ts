@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ConversationsModule } from '../conversations/conversations.module.js';
+import { CreditsModule } from '../credits/credits.module.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { ModelsModule } from '../models/models.module.js';
+import { ChatSettingsModule } from '../settings/chat-settings.module.js';
 import { A2aKeysController } from './a2a-keys.controller.js';
 import { A2aKeysRepository } from './a2a-keys.repository.js';
 import { A2aKeysService } from './a2a-keys.service.js';
@@ -12,7 +14,7 @@ import { PrismaTaskStore } from './task-store.js';
 
 /** This app as an A2A agent: its card, its JSON-RPC endpoint, the keys that open it. */
 @Module({
-  imports: [ConversationsModule, ModelsModule, McpModule],
+  imports: [ConversationsModule, ModelsModule, McpModule, CreditsModule, ChatSettingsModule],
   controllers: [A2aController, A2aKeysController],
   providers: [
     A2aKeysRepository,

@@ -22,6 +22,7 @@ import {
   startMockUpstream,
   type ChatHarness,
   type MockUpstream,
+  scrapedValue,
 } from '../testing/chat-harness.fixture.js';
 import { A2A_UNAUTHENTICATED } from './a2a.controller.js';
 
@@ -288,6 +289,13 @@ describe('the chat app as an A2A agent', () => {
   });
 
   it('runs a task through the tool loop to completed, stores it with its states, and gets it back', async () => {
+    const tasks = () =>
+      Promise.all(
+        ['submitted', 'working', 'completed'].map((state) =>
+          scrapedValue(chat, 'chat_a2a_tasks_total', { state }),
+        ),
+      );
+    const before = await tasks();
     const result = await client.sendMessage(
       textMessage(`Weather? get_forecast {"address": "${ADDRESS}"}`),
     );
@@ -307,6 +315,8 @@ describe('the chat app as an A2A agent', () => {
     expect(row.userId).toBe(user.id);
     expect(row.state).toBe('completed');
     expect(row.transitions.map((t) => t.state)).toEqual(['submitted', 'working', 'completed']);
+    // Each state it reached is counted once in the metrics.
+    expect(await tasks()).toEqual(before.map((value) => value + 1));
 
     // Another user's key does not see it.
     const stranger = await newUser(chat.api, 'stranger');
@@ -489,6 +499,132 @@ describe('the chat app as an A2A agent', () => {
         .send({ open: true })
         .expect(200);
     }
+  });
+
+  describe("charging the key's user in credits (docs/credits.md)", () => {
+    let admin: Record<string, string>;
+    let modelId: number;
+    const balanceOf = async (token: string): Promise<number> =>
+      (await chat.api.get('/api/credits').set(bearer(token)).expect(200)).body.balance as number;
+    const ledgerOf = async (token: string) =>
+      (await chat.api.get('/api/credits/ledger?pageSize=100').set(bearer(token)).expect(200)).body
+        .items as { kind: string; amount: number; reason: string; requestId: string }[];
+    /** A user of their own with an A2A key, so each test starts from the registration grant. */
+    const payer = async (name: string) => {
+      const who = await newUser(chat.api, name);
+      const created = await chat.api
+        .post('/api/me/a2a-keys')
+        .set(bearer(who.token))
+        .send({ name })
+        .expect(201);
+      return { ...who, client: await clientFor(chat, created.body.key as string) };
+    };
+
+    beforeAll(async () => {
+      admin = bearer(await login(chat.api, ADMIN.username, ADMIN.password));
+      const models = (await chat.api.get('/api/admin/models').set(admin).expect(200)).body as {
+        items: { id: number; name: string }[];
+      };
+      modelId = models.items.find((model) => model.name === MODEL)!.id;
+      await chat.api
+        .patch(`/api/admin/models/${modelId}`)
+        .set(admin)
+        .send({ creditsPerCall: 10 })
+        .expect(200);
+    });
+
+    afterAll(async () => {
+      await chat.api
+        .patch(`/api/admin/models/${modelId}`)
+        .set(admin)
+        .send({ creditsPerCall: 0 })
+        .expect(200);
+    });
+
+    it('charges a completed task to the user whose key sent it', async () => {
+      const caller = await payer('a2a-payer');
+      const task = (await caller.client.sendMessage(textMessage('hello'))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(await balanceOf(caller.token)).toBe(90);
+      const [spend] = await ledgerOf(caller.token);
+      expect(spend).toMatchObject({
+        kind: 'spend',
+        amount: -10,
+        reason: `A2A task ${task.id} by ${MODEL} (frozen)`,
+      });
+      // The account that owns nothing here pays nothing.
+      expect(await balanceOf(user.token)).toBe(100);
+    });
+
+    it('fails the task with insufficient_credits before calling the model', async () => {
+      const caller = await payer('a2a-poor');
+      await chat.api
+        .post(`/api/admin/users/${caller.id}/credits`)
+        .set(admin)
+        .send({ amount: -95, reason: 'test setup' })
+        .expect(201);
+      const before = (await mock.requests())[KEY] ?? 0;
+      const task = (await caller.client.sendMessage(textMessage('hello'))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(task.status?.message?.parts[0]?.content).toEqual({
+        $case: 'text',
+        value: expect.stringMatching(
+          /^insufficient_credits: This message may cost up to 10 credits and your balance is 5/,
+        ),
+      });
+      expect((await mock.requests())[KEY] ?? 0).toBe(before);
+      expect(await balanceOf(caller.token)).toBe(5);
+    });
+
+    it('returns the whole freeze when the model call fails', async () => {
+      const caller = await payer('a2a-refund');
+      await mock.fault(KEY, { status: 500 }, 5);
+      try {
+        const task = (await caller.client.sendMessage(textMessage('hello'))) as Task;
+        expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      } finally {
+        await mock.reset();
+      }
+      expect(await balanceOf(caller.token)).toBe(100);
+      const [refund, spend] = await ledgerOf(caller.token);
+      expect(refund).toMatchObject({ kind: 'refund', amount: 10, requestId: spend!.requestId });
+      expect(spend).toMatchObject({ kind: 'spend', amount: -10 });
+    });
+  });
+
+  describe('the decision model, from the chat settings', () => {
+    it('is the one the settings name, applied without a restart; none refuses tasks', async () => {
+      const admin = bearer(await login(chat.api, ADMIN.username, ADMIN.password));
+      // Until saved, the setting is CHAT_A2A_MODEL.
+      expect(
+        (await chat.api.get('/api/admin/chat-settings').set(admin).expect(200)).body,
+      ).toMatchObject({ a2aModel: MODEL });
+      await chat.api
+        .put('/api/admin/chat-settings')
+        .set(admin)
+        .send({ a2aModel: null })
+        .expect(200);
+      try {
+        const card = await chat.api.get('/api/a2a/agent-card.json').expect(200);
+        expect(card.body.description).toMatch(/^Takes no tasks/);
+        const task = (await client.sendMessage(textMessage('hello'))) as Task;
+        expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+        expect(task.status?.message?.parts[0]?.content).toEqual({
+          $case: 'text',
+          value: expect.stringMatching(/^service_unavailable: No model answers A2A tasks/),
+        });
+      } finally {
+        await chat.api
+          .put('/api/admin/chat-settings')
+          .set(admin)
+          .send({ a2aModel: MODEL })
+          .expect(200);
+      }
+      const card = await chat.api.get('/api/a2a/agent-card.json').expect(200);
+      expect(card.body.description).toContain(MODEL);
+      const task = (await client.sendMessage(textMessage('hello'))) as Task;
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    });
   });
 
   describe('delegation to a remote agent', () => {

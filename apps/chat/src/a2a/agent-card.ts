@@ -21,7 +21,7 @@ export function agentCard({ origin, model, tools }: CardFacts): AgentCard {
     name: 'Switchyard chat',
     description: model
       ? `Answers tasks with the chat model ${model}, using the tools listed as skills and the agents it may delegate to.`
-      : 'Takes no tasks: no model is set to answer them (CHAT_A2A_MODEL).',
+      : 'Takes no tasks: no model is set to answer them (the A2A model of the chat settings).',
     version: '1.0.0',
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },

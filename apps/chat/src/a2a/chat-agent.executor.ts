@@ -7,20 +7,26 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { ChatEnv } from '@switchyard/config';
 import { ApiError } from '@switchyard/contracts';
 import { textOf } from '../a2a-agents/remote-agent.js';
 import { RecordRotation } from '../api-keys/record-rotation.js';
 import { type Principal } from '../auth/principal.js';
 import { type EventSink, type ReplyEvent } from '../conversations/event-stream.js';
-import { MessagesService, type ReplyRequest } from '../conversations/messages.service.js';
+import { CreditsService, type CreditHold } from '../credits/credits.service.js';
+import {
+  MessagesService,
+  type Answer,
+  type ReplyRequest,
+} from '../conversations/messages.service.js';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { ModelsService } from '../models/models.service.js';
+import { ChatSettingsService } from '../settings/chat-settings.service.js';
 
 // This app as an A2A agent (docs/tools.md, A2A): a task is one reply of the decision model
-// (CHAT_A2A_MODEL) with every enabled MCP server and remote agent as tools: the same
-// model calls and tool loop as a conversation's reply, through MessagesService. Tool
-// steps become `working` status updates; the reply becomes the task's artifact.
+// (the chat settings' `a2aModel`) with every enabled MCP server and remote agent as tools:
+// the same model calls and tool loop as a conversation's reply, through MessagesService.
+// Tool steps become `working` status updates; the reply becomes the task's artifact. The
+// key's user pays for it in credits like for a conversation's reply (docs/credits.md).
 
 /** Where the JSON-RPC endpoint leaves the key's user for the executor. */
 export const PRINCIPAL_STATE = 'switchyard.principal';
@@ -78,7 +84,8 @@ export class ChatAgentExecutor implements AgentExecutor {
     private readonly models: ModelsService,
     private readonly rotation: RecordRotation,
     private readonly servers: McpServersService,
-    private readonly env: ChatEnv,
+    private readonly settings: ChatSettingsService,
+    private readonly credits: CreditsService,
   ) {}
 
   execute = async (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -114,9 +121,21 @@ export class ChatAgentExecutor implements AgentExecutor {
     }
     const stop = new AbortController();
     this.running.set(taskId, { contextId, stop });
+    let hold: CreditHold | null = null;
+    let answer: Answer | null = null;
     try {
       const principal = context.context.state.get(PRINCIPAL_STATE) as Principal;
-      const request = await this.prepare(principal, textOf(context.userMessage.parts));
+      const text = textOf(context.userMessage.parts);
+      const request = await this.prepare(principal, text);
+      // Last of the checks, as for a conversation: a refused task costs nothing.
+      hold = await this.credits.freeze(
+        principal.id,
+        null,
+        request.model.name,
+        request.model.price,
+        { texts: [text], images: 0 },
+        `A2A task ${taskId}`,
+      );
       status(TaskState.TASK_STATE_WORKING);
       const sink: EventSink = {
         gone: stop.signal,
@@ -127,7 +146,7 @@ export class ChatAgentExecutor implements AgentExecutor {
         },
         end: () => undefined,
       };
-      const answer = await this.messages.answer(request, sink);
+      answer = await this.messages.answer(request, sink);
       // A canceled task has its final state already (cancelTask).
       if (stop.signal.aborted) return;
       if (answer.error) {
@@ -164,9 +183,21 @@ export class ChatAgentExecutor implements AgentExecutor {
       );
     } finally {
       this.running.delete(taskId);
+      if (hold) await this.settle(hold, answer, stop.signal.aborted);
       bus.finished();
     }
   };
+
+  /** Charges the task's usage and returns the rest; a failed or canceled task costs nothing. */
+  private async settle(hold: CreditHold, answer: Answer | null, canceled: boolean): Promise<void> {
+    const succeeded = answer !== null && answer.error === null && !canceled;
+    try {
+      await this.credits.settle(hold, answer?.usage ?? null, succeeded);
+    } catch (error) {
+      // The sweeper returns the freeze later (docs/credits.md, "Freeze and settle").
+      this.logger.error({ message: 'credits not settled', err: error, requestId: hold.requestId });
+    }
+  }
 
   cancelTask = (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const task = this.running.get(taskId);
@@ -190,11 +221,11 @@ export class ChatAgentExecutor implements AgentExecutor {
 
   /** The decision model's reply to `text`, with every enabled MCP server; throws ApiError. */
   private async prepare(principal: Principal, text: string): Promise<ReplyRequest> {
-    const name = this.env.CHAT_A2A_MODEL;
+    const name = await this.settings.a2aModel();
     if (!name) {
       throw new ApiError(
         'service_unavailable',
-        'No model answers A2A tasks here: CHAT_A2A_MODEL is not set',
+        'No model answers A2A tasks here: the chat settings name no A2A model',
       );
     }
     if (text.trim() === '') {

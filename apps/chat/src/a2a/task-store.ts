@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { type ServerCallContext, type TaskStore, type User } from '@a2a-js/sdk/server';
 import { A2aTaskState, Prisma, PrismaService } from '@switchyard/db';
+import { ChatMetrics } from '../common/chat-metrics.js';
 
 // The A2A tasks of this app's agent, in Postgres (docs/tools.md, A2A): each row holds the
 // protocol's Task as last saved, in its JSON form, and the states it went through. A task
@@ -50,14 +51,17 @@ interface Transition {
 
 @Injectable()
 export class PrismaTaskStore implements TaskStore {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly metrics: ChatMetrics,
+  ) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const userId = ownerOf(context);
     const state = storedState(task);
     const json = Task.toJSON(task) as Prisma.InputJsonValue;
     const at = task.status?.timestamp ?? new Date().toISOString();
-    await this.prisma.$transaction(async (tx) => {
+    const changed = await this.prisma.$transaction(async (tx) => {
       const stored = await tx.a2aTask.findUnique({ where: { id: task.id } });
       if (!stored) {
         await tx.a2aTask.create({
@@ -67,10 +71,10 @@ export class PrismaTaskStore implements TaskStore {
             contextId: task.contextId,
             state,
             task: json,
-            transitions: [{ state, at }] satisfies Transition[] as unknown as Prisma.InputJsonValue,
+            transitions: [{ state, at }] satisfies Transition[],
           },
         });
-        return;
+        return true;
       }
       if (stored.userId !== userId) throw new Error(`A2A task ${task.id} is another user's`);
       const transitions = stored.transitions as unknown as Transition[];
@@ -86,7 +90,9 @@ export class PrismaTaskStore implements TaskStore {
               }),
         },
       });
+      return stored.state !== state;
     });
+    if (changed) this.metrics.a2aTask(state);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {

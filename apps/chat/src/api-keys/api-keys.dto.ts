@@ -11,7 +11,9 @@ import {
 import { Optional } from '@switchyard/service';
 import { PageOf } from '@switchyard/service/openapi';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value,
+);
 const KEY = /^\S+$/;
 const KEY_MESSAGE = 'key must be the upstream token: 1 to 512 characters without spaces';
 const PURPOSE_MESSAGE = `purpose must be one of ${PURPOSES.join(', ')}`;

@@ -226,7 +226,7 @@ describe('image attachments', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(chunked.status).toBe(413);
     expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe(
       'image_too_large',

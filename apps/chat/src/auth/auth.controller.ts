@@ -12,8 +12,8 @@ export class AuthController {
   @Public()
   @Post('register')
   @ApiResponse({ status: 201, type: UserProfileResponse })
-  register(@Body() dto: RegisterDto): Promise<UserProfileResponse> {
-    return this.auth.register(dto);
+  register(@Body() dto: RegisterDto, @Ip() clientAddress: string): Promise<UserProfileResponse> {
+    return this.auth.register(dto, clientAddress);
   }
 
   @Public()

@@ -5,7 +5,7 @@ import { IsEmail, IsOptional, IsString, Length, Matches, MaxLength } from 'class
 const USERNAME = /^[a-z0-9_.-]{3,64}$/;
 
 /** Usernames are case-insensitive: "Alice" and "alice" are one account. */
-const lowercase = Transform(({ value }) =>
+const lowercase = Transform(({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim().toLowerCase() : value,
 );
 
@@ -23,10 +23,18 @@ export class RegisterDto {
 
   @ApiPropertyOptional({ example: 'alice@example.com' })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.trim().toLowerCase() : value,
+  )
   @IsEmail({}, { message: 'email must be an email address' })
   @MaxLength(254)
   email?: string;
+
+  @ApiPropertyOptional({ description: "The code of another user's invite link (docs/credits.md)" })
+  @IsOptional()
+  @IsString({ message: 'invite must be a string' })
+  @Length(1, 32, { message: 'invite must be 1 to 32 characters' })
+  invite?: string;
 }
 
 export class LoginDto {

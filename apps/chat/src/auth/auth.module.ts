@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { ChatEnv } from '@switchyard/config';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { CreditsModule } from '../credits/credits.module.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -9,6 +10,7 @@ import { FirstAdmin } from './first-admin.js';
 import { SessionGuard } from './session.guard.js';
 
 @Module({
+  imports: [CreditsModule],
   controllers: [AuthController],
   providers: [
     UsersRepository,

@@ -3,6 +3,8 @@ import { LoginThrottle, SessionStore } from '@switchyard/auth';
 import { ApiError } from '@switchyard/contracts';
 import { isUniqueViolation } from '@switchyard/db';
 import { hashPassword, verifyPassword } from '@switchyard/security';
+import { CreditsService } from '../credits/credits.service.js';
+import { InvitationsService } from '../credits/invitations.service.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { toPrincipal, toProfile } from '../users/users.mapper.js';
 import {
@@ -23,10 +25,15 @@ export class AuthService {
     private readonly users: UsersRepository,
     private readonly sessions: SessionStore,
     private readonly throttle: LoginThrottle,
+    private readonly credits: CreditsService,
+    private readonly invitations: InvitationsService,
   ) {}
 
-  async register(dto: RegisterDto): Promise<UserProfileResponse> {
+  async register(dto: RegisterDto, clientAddress: string): Promise<UserProfileResponse> {
     await this.assertAvailable(dto.username, dto.email);
+    // A link that does not work is refused before the account exists.
+    const inviterId =
+      dto.invite === undefined ? null : await this.invitations.inviterFor(dto.invite);
     const passwordHash = await hashPassword(dto.password);
     try {
       const user = await this.users.createUser({
@@ -35,6 +42,8 @@ export class AuthService {
         passwordHash,
       });
       this.logger.log({ message: 'user registered', userId: user.id });
+      await this.credits.grantAtRegistration(user.id);
+      if (inviterId !== null) await this.invitations.record(user.id, inviterId, clientAddress);
       return toProfile(user);
     } catch (error) {
       // Someone registered the same name or email in the meantime.

@@ -94,14 +94,14 @@ describe('auth: register, login, sessions', () => {
     const { Redis } = await import('ioredis');
     const redis = new Redis(process.env.REDIS_URL!);
     try {
-      const key = `${process.env.REDIS_PREFIX}:chat:session:${sha256Hex(token)}`;
+      const key = `${process.env.REDIS_PREFIX}:chat:{sessions}:session:${sha256Hex(token)}`;
       expect(await redis.exists(key)).toBe(1);
       const ttl = await redis.ttl(key);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(chat.env.SESSION_TTL_SECONDS);
       const keys = await redis.keys(`${process.env.REDIS_PREFIX}:*`);
       const values = await Promise.all(
-        keys.filter((k) => k.includes(':chat:session:')).map((k) => redis.get(k)),
+        keys.filter((k) => k.includes(':chat:{sessions}:session:')).map((k) => redis.get(k)),
       );
       expect(values.join(' ')).not.toContain(token);
     } finally {
@@ -281,8 +281,8 @@ describe('auth: the first administrator', () => {
         `SELECT username FROM "ChatUser" WHERE role = 'admin'`,
       );
       expect(admins).toEqual([{ username: ADMIN.username }]);
-      const token = await login(instances[1]!.api, ADMIN.username, ADMIN.password);
-      const me = await instances[2]!.api.get('/api/auth/me').set(bearer(token)).expect(200);
+      const token = await login(instances[1].api, ADMIN.username, ADMIN.password);
+      const me = await instances[2].api.get('/api/auth/me').set(bearer(token)).expect(200);
       expect(me.body.role).toBe('admin');
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));

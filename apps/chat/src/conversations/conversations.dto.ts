@@ -20,7 +20,9 @@ import { MODEL_NAME } from '../common/platform.js';
 import { Optional } from '@switchyard/service';
 import { PageOf } from '@switchyard/service/openapi';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value,
+);
 const MODEL_MESSAGE = 'model must be a model name';
 
 export class CreateConversationDto {

@@ -279,7 +279,7 @@ export class ConversationsRepository {
         this.prisma.message.create({
           data: {
             ...fields,
-            toolSteps: toolSteps as Prisma.InputJsonValue,
+            toolSteps: toolSteps,
             role: MessageRole.assistant,
           },
         }),

@@ -7,6 +7,9 @@ import type OpenAI from 'openai';
 import { RecordRotation } from '../api-keys/record-rotation.js';
 import { AttachmentsService, type AttachmentInfo } from '../attachments/attachments.service.js';
 import { type Principal } from '../auth/principal.js';
+import { CreditsService, type CreditHold } from '../credits/credits.service.js';
+import { InvitationsService } from '../credits/invitations.service.js';
+import { OUTPUT_CAP_TOKENS } from '../credits/pricing.js';
 import { ModelsService, type UsableModel } from '../models/models.service.js';
 import { MAX_TOOL_STEPS, ToolLoopService, type ModelTurn } from '../tools/tool-loop.service.js';
 import { type ToolStep } from '../tools/tool-step.js';
@@ -48,6 +51,8 @@ export interface ReplyRequest {
 export interface PreparedMessage extends ReplyRequest {
   userId: number;
   conversationId: string;
+  /** The credits frozen for the reply; null for a free model (docs/credits.md). */
+  hold: CreditHold | null;
 }
 
 /** A reply that is not saved as a message: an A2A task's (docs/tools.md). */
@@ -101,6 +106,8 @@ export class MessagesService {
     private readonly toolLoop: ToolLoopService,
     private readonly env: ChatEnv,
     private readonly attachments: AttachmentsService,
+    private readonly credits: CreditsService,
+    private readonly invitations: InvitationsService,
     registry: Registry,
   ) {
     this.attempts = new Counter({
@@ -111,7 +118,11 @@ export class MessagesService {
     });
   }
 
-  /** Checks and saves the user's message; throws the JSON errors (404, 403, 503). */
+  /**
+   * Checks the message, freezes its worst-case cost and saves it; throws the JSON errors
+   * (404, 403, 402, 503). The freeze comes last of the checks, so a refused message costs
+   * nothing and is not saved.
+   */
   async prepare(
     principal: Principal,
     conversationId: string,
@@ -126,24 +137,32 @@ export class MessagesService {
       model.purpose === 'drawing'
         ? []
         : await this.conversations.recentHistory(conversationId, this.env.CHAT_HISTORY_MESSAGES);
-    await this.conversations.addUserMessage(
-      conversationId,
-      dto.content,
-      model.name,
-      images.map((image) => image.id),
-    );
-    const turns = await this.turnsOf(
-      [...history, { role: 'user', content: dto.content, attachments: images }],
-      model.vision,
-    );
-    return {
-      userId: principal.id,
-      conversationId,
-      model,
-      targets,
-      turns,
-      mcpServerIds: conversation.mcpServerIds,
-    };
+    const sources = [...history, { role: 'user', content: dto.content, attachments: images }];
+    const hold = await this.credits.freeze(principal.id, conversationId, model.name, model.price, {
+      texts: sources.map((source) => source.content),
+      images: model.vision ? sources.reduce((n, source) => n + source.attachments.length, 0) : 0,
+    });
+    try {
+      await this.conversations.addUserMessage(
+        conversationId,
+        dto.content,
+        model.name,
+        images.map((image) => image.id),
+      );
+      const turns = await this.turnsOf(sources, model.vision);
+      return {
+        userId: principal.id,
+        conversationId,
+        model,
+        targets,
+        turns,
+        mcpServerIds: conversation.mcpServerIds,
+        hold,
+      };
+    } catch (error) {
+      if (hold) await this.credits.settle(hold, null, false);
+      throw error;
+    }
   }
 
   /**
@@ -182,8 +201,10 @@ export class MessagesService {
 
   /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
   async deliver(prepared: PreparedMessage, sink: EventSink): Promise<void> {
+    let outcome: Outcome | null = null;
     try {
-      await this.finish(prepared, await this.produce(prepared, sink), sink);
+      outcome = await this.produce(prepared, sink);
+      await this.finish(prepared, outcome, sink);
     } catch (error) {
       this.logger.error({
         message: 'reply failed',
@@ -195,7 +216,36 @@ export class MessagesService {
         message: 'An unexpected error occurred; it has been logged',
       });
     } finally {
+      await this.settle(prepared, outcome);
       sink.end();
+    }
+  }
+
+  /**
+   * Charges what the reply used and returns the rest of its freeze; a failed reply costs
+   * nothing. A successful reply settles the user's invitation, if it is open.
+   */
+  private async settle(prepared: PreparedMessage, outcome: Outcome | null): Promise<void> {
+    const succeeded = outcome !== null && this.errorOf(outcome) === null;
+    if (succeeded) {
+      await this.invitations.afterSuccessfulReply(prepared.userId).catch((error: unknown) => {
+        this.logger.error({
+          message: 'invitation not settled',
+          err: error,
+          userId: prepared.userId,
+        });
+      });
+    }
+    if (!prepared.hold) return;
+    try {
+      await this.credits.settle(prepared.hold, outcome?.usage ?? null, succeeded);
+    } catch (error) {
+      this.logger.error({
+        message: 'credits not settled',
+        err: error,
+        requestId: prepared.hold.requestId,
+        userId: prepared.userId,
+      });
     }
   }
 
@@ -268,6 +318,7 @@ export class MessagesService {
           messages,
           signal,
           tools,
+          prepared.model.price.per1kOutput > 0 ? OUTPUT_CAP_TOKENS : undefined,
         );
         for await (const piece of pieces) {
           touch();

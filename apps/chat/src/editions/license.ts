@@ -16,12 +16,15 @@ export interface LicensePayload {
   expiresAt: string;
 }
 
+/** A signed payload as read, before its edition is checked. */
+type ClaimedPayload = Omit<LicensePayload, 'edition'> & { edition: string };
+
 export type LicenseRefusal =
   'malformed' | 'forged' | 'wrong_edition' | 'expired' | 'not_yet_valid' | 'other_installation';
 
 export type LicenseCheck =
   | { ok: true; payload: LicensePayload }
-  | { ok: false; reason: LicenseRefusal; message: string; payload?: LicensePayload };
+  | { ok: false; reason: LicenseRefusal; message: string; payload?: ClaimedPayload };
 
 /** Issued-at dates slightly in the future are accepted: clocks differ between machines. */
 const CLOCK_SKEW_MS = 5 * 60_000;
@@ -85,7 +88,7 @@ function shortText(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.trim() !== '' && value.length <= max;
 }
 
-function asPayload(value: unknown): LicensePayload | null {
+function asPayload(value: unknown): ClaimedPayload | null {
   if (typeof value !== 'object' || value === null) return null;
   const candidate = value as Record<string, unknown>;
   if (
@@ -98,7 +101,7 @@ function asPayload(value: unknown): LicensePayload | null {
   ) {
     return null;
   }
-  return candidate as unknown as LicensePayload;
+  return candidate as unknown as ClaimedPayload;
 }
 
 /**
@@ -177,5 +180,5 @@ export function verifyLicense(
       payload,
     };
   }
-  return { ok: true, payload };
+  return { ok: true, payload: { ...payload, edition: payload.edition } };
 }

@@ -4,7 +4,9 @@ import { IsBoolean, IsObject, IsString, IsUrl, Matches } from 'class-validator';
 import { Optional } from '@switchyard/service';
 import { PageOf } from '@switchyard/service/openapi';
 
-const trim = Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+const trim = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim() : value,
+);
 /** Server names appear in prompts and tool names (`<server_name>`): no spaces or markup. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const NAME_MESSAGE =

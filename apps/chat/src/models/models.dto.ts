@@ -33,6 +33,25 @@ const TOOL_MODE_MESSAGE = `toolMode must be one of ${TOOL_MODES.join(', ')}`;
 const TOOL_MODE_ABOUT =
   'How the model reaches MCP tools: native (the tools parameter), prompt (definitions in the system prompt) or off';
 
+/** A million credits for one call or one thousand tokens: above it a price is a typo. */
+export const MAX_PRICE = 1_000_000;
+const PRICE_ABOUT = 'Credits (docs/credits.md, "Prices"); 0 with the other two 0: free';
+
+function priceRules(field: string): PropertyDecorator[] {
+  return [
+    Optional(),
+    IsInt({ message: `${field} must be a whole number of credits` }),
+    Min(0, { message: `${field} must be at least 0` }),
+    Max(MAX_PRICE, { message: `${field} must be at most ${MAX_PRICE}` }),
+  ];
+}
+
+function Price(field: string): PropertyDecorator {
+  return (target, key) => {
+    for (const rule of priceRules(field)) rule(target, key);
+  };
+}
+
 const NAME_MESSAGE = 'name must be a model name of up to 128 letters, digits and . _ : / @ + -';
 
 export class CreateModelDto {
@@ -82,6 +101,33 @@ export class CreateModelDto {
   @Optional()
   @IsBoolean()
   vision?: boolean;
+
+  @ApiPropertyOptional({
+    default: 0,
+    minimum: 0,
+    maximum: MAX_PRICE,
+    description: `Per call. ${PRICE_ABOUT}`,
+  })
+  @Price('creditsPerCall')
+  creditsPerCall?: number;
+
+  @ApiPropertyOptional({
+    default: 0,
+    minimum: 0,
+    maximum: MAX_PRICE,
+    description: `Per thousand input tokens. ${PRICE_ABOUT}`,
+  })
+  @Price('creditsPer1kInput')
+  creditsPer1kInput?: number;
+
+  @ApiPropertyOptional({
+    default: 0,
+    minimum: 0,
+    maximum: MAX_PRICE,
+    description: `Per thousand output tokens. ${PRICE_ABOUT}`,
+  })
+  @Price('creditsPer1kOutput')
+  creditsPer1kOutput?: number;
 }
 
 export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
@@ -96,6 +142,9 @@ export class ModelResponse {
   @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
   contextTokens!: number | null;
   @ApiProperty({ description: VISION_ABOUT }) vision!: boolean;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPerCall!: number;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPer1kInput!: number;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPer1kOutput!: number;
   @ApiProperty() createdAt!: string;
   @ApiProperty() updatedAt!: string;
 }
@@ -109,6 +158,9 @@ export class VisibleModelResponse {
   @ApiProperty({ type: Number, nullable: true, description: CONTEXT_TOKENS_ABOUT })
   contextTokens!: number | null;
   @ApiProperty({ description: VISION_ABOUT }) vision!: boolean;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPerCall!: number;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPer1kInput!: number;
+  @ApiProperty({ description: PRICE_ABOUT }) creditsPer1kOutput!: number;
 }
 
 export class ModelPageResponse extends PageOf(ModelResponse) {}

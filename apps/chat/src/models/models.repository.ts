@@ -15,6 +15,9 @@ export interface ModelFields {
   toolMode?: ToolMode;
   contextTokens?: number | null;
   vision?: boolean;
+  creditsPerCall?: number;
+  creditsPer1kInput?: number;
+  creditsPer1kOutput?: number;
 }
 
 @Injectable()
@@ -31,6 +34,18 @@ export class ModelsRepository {
       where: { OR: [{ open: true }, { name: { in: permissions } }] },
       orderBy: { name: 'asc' },
     });
+  }
+
+  /**
+   * The models the user's plan includes, when the plan is enabled (docs/credits.md,
+   * "Models included").
+   */
+  async includedByPlan(userId: number): Promise<string[]> {
+    const subscription = await this.prisma.userCreditPlan.findUnique({
+      where: { userId },
+      select: { plan: { select: { models: true, disabled: true } } },
+    });
+    return subscription && !subscription.plan.disabled ? subscription.plan.models : [];
   }
 
   findByName(name: string): Promise<ChatModel | null> {

@@ -4,6 +4,7 @@ import { ApiError } from '@switchyard/contracts';
 import { isRecordNotFound, isUniqueViolation, type ChatModel } from '@switchyard/db';
 import { wholeList } from '@switchyard/service';
 import { type Principal } from '../auth/principal.js';
+import { type CreditPrice } from '../credits/pricing.js';
 import { PURPOSES, type PurposeName } from '../common/platform.js';
 import { assistantIdOf } from './assistant-link.js';
 import {
@@ -24,6 +25,7 @@ export interface UsableModel {
   purpose: PurposeName;
   toolMode: ToolModeName;
   vision: boolean;
+  price: CreditPrice;
 }
 
 function toModel(model: ChatModel): ModelResponse {
@@ -36,6 +38,7 @@ function toModel(model: ChatModel): ModelResponse {
     toolMode: model.toolMode,
     contextTokens: model.contextTokens,
     vision: model.vision,
+    ...pricesOf(model),
     createdAt: model.createdAt.toISOString(),
     updatedAt: model.updatedAt.toISOString(),
   };
@@ -47,6 +50,16 @@ function byPurpose(a: ChatModel, b: ChatModel): number {
   return PURPOSES.indexOf(a.purpose) - PURPOSES.indexOf(b.purpose);
 }
 
+function pricesOf(
+  model: ChatModel,
+): Pick<ModelResponse, 'creditsPerCall' | 'creditsPer1kInput' | 'creditsPer1kOutput'> {
+  return {
+    creditsPerCall: model.creditsPerCall,
+    creditsPer1kInput: model.creditsPer1kInput,
+    creditsPer1kOutput: model.creditsPer1kOutput,
+  };
+}
+
 function toVisible(model: ChatModel): VisibleModelResponse {
   return {
     name: model.name,
@@ -55,6 +68,7 @@ function toVisible(model: ChatModel): VisibleModelResponse {
     toolMode: model.toolMode,
     contextTokens: model.contextTokens,
     vision: model.vision,
+    ...pricesOf(model),
   };
 }
 
@@ -67,12 +81,18 @@ export class ModelsService {
     private readonly env: ChatEnv,
   ) {}
 
-  /** The chat model list: open models and the user's permitted ones; administrators see all. */
+  /**
+   * The chat model list: open models, the user's permitted ones and those their plan
+   * includes; administrators see all.
+   */
   async listVisible(principal: Principal): Promise<VisibleModelPageResponse> {
     const rows =
       principal.role === 'admin'
         ? await this.models.listAll()
-        : await this.models.listOpenOrPermitted(principal.modelPermissions);
+        : await this.models.listOpenOrPermitted([
+            ...principal.modelPermissions,
+            ...(await this.models.includedByPlan(principal.id)),
+          ]);
     return wholeList(rows.sort(byPurpose).map(toVisible));
   }
 
@@ -81,11 +101,14 @@ export class ModelsService {
     const model = await this.models.findByName(name);
     const allowed =
       model !== null &&
-      (principal.role === 'admin' || model.open || principal.modelPermissions.includes(name));
+      (principal.role === 'admin' ||
+        model.open ||
+        principal.modelPermissions.includes(name) ||
+        (await this.models.includedByPlan(principal.id)).includes(name));
     if (!model || !allowed) {
       throw new ApiError(
         'model_not_permitted',
-        `You may not use the model "${name}": ask an administrator to open it or to give you permission`,
+        `You may not use the model "${name}": ask an administrator to open it, to give you permission or a plan that includes it`,
       );
     }
     return {
@@ -93,6 +116,11 @@ export class ModelsService {
       purpose: model.purpose,
       toolMode: model.toolMode,
       vision: model.vision,
+      price: {
+        perCall: model.creditsPerCall,
+        per1kInput: model.creditsPer1kInput,
+        per1kOutput: model.creditsPer1kOutput,
+      },
     };
   }
 
@@ -121,6 +149,9 @@ export class ModelsService {
         toolMode: dto.toolMode ?? 'off',
         contextTokens: dto.contextTokens ?? null,
         vision: dto.vision ?? false,
+        creditsPerCall: dto.creditsPerCall ?? 0,
+        creditsPer1kInput: dto.creditsPer1kInput ?? 0,
+        creditsPer1kOutput: dto.creditsPer1kOutput ?? 0,
       });
       this.logger.log({ message: 'model added', model: model.name, open: model.open });
       return toModel(model);

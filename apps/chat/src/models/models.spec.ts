@@ -63,6 +63,10 @@ describe('models', () => {
       toolMode: 'off',
       contextTokens: null,
       vision: false,
+      // Unpriced models are free (docs/credits.md, "Prices").
+      creditsPerCall: 0,
+      creditsPer1kInput: 0,
+      creditsPer1kOutput: 0,
     });
 
     await chat.api

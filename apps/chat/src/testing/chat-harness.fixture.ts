@@ -1,6 +1,6 @@
 import { type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChatEnv, loadEnvironment } from '@switchyard/config';
-import { createLogger } from '@switchyard/observability';
+import { createLogger, Registry } from '@switchyard/observability';
 import { generateSecretKeySpec } from '@switchyard/security';
 import { createService } from '@switchyard/service';
 import { clearRedisNamespace, query, startApp, type AppProcess } from '@switchyard/testing';
@@ -27,7 +27,7 @@ export interface ChatHarness {
 export async function resetChatData(): Promise<void> {
   await query(
     process.env.DATABASE_URL!,
-    'TRUNCATE "Message", "Conversation", "ChatUser", "ChatModel", "ApiKeyRecord", "McpServer", "A2aAgent", "License", "Setting" RESTART IDENTITY CASCADE',
+    'TRUNCATE "Message", "Conversation", "ChatUser", "ChatModel", "ApiKeyRecord", "McpServer", "A2aAgent", "License", "Setting", "CreditCodeBatch", "CreditPlan" RESTART IDENTITY CASCADE',
   );
   await clearRedisNamespace(process.env.REDIS_URL!, process.env.REDIS_PREFIX!);
 }
@@ -87,6 +87,29 @@ export async function newUser(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * A sample of the app's metrics as a scrape of `/metrics` reads it (the registry's text):
+ * the sum of the series of `name` whose labels include `labels`.
+ */
+export async function scrapedValue(
+  chat: ChatHarness,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const text = await chat.app.get(Registry).metrics();
+  let sum = 0;
+  for (const match of text.matchAll(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})? (\S+)$/gm)) {
+    if (match[1] !== name) continue;
+    const seen = new Map(
+      [...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!] as const),
+    );
+    if (Object.entries(labels).every(([key, value]) => seen.get(key) === value)) {
+      sum += Number(match[3]);
+    }
+  }
+  return sum;
+}
 
 export interface ReplyEvent {
   event: string;

@@ -33,7 +33,7 @@ function delegateSection(name: string, delegate: Delegate): string {
       `### Tool \`${name}\` on server \`${delegate.agent}\``,
       delegateDescription(delegate),
       '  Arguments:',
-      ...argumentLines(DELEGATE_INPUT_SCHEMA as unknown as Record<string, unknown>),
+      ...argumentLines(DELEGATE_INPUT_SCHEMA),
       `  Input schema: ${JSON.stringify(DELEGATE_INPUT_SCHEMA)}`,
     ].join('\n'),
   ].join('\n\n');

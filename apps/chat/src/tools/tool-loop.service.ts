@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ChatEnv } from '@switchyard/config';
 import { type EventSink } from '../conversations/event-stream.js';
 import { A2aAgentsService } from '../a2a-agents/a2a-agents.service.js';
+import { ChatMetrics } from '../common/chat-metrics.js';
 import { McpServersService } from '../mcp/mcp-servers.service.js';
 import { type ModelMessage, type ModelTool, type ChatTurn } from '../upstream/upstream-client.js';
 import { parseCommand, resultTurn, toolPrompt } from './prompt-protocol.js';
@@ -52,6 +53,7 @@ export class ToolLoopService {
     private readonly servers: McpServersService,
     private readonly agents: A2aAgentsService,
     private readonly env: ChatEnv,
+    private readonly metrics: ChatMetrics,
   ) {}
 
   /** Whether a remote agent is offered even where no MCP server is enabled. */
@@ -112,7 +114,10 @@ export class ToolLoopService {
       ],
       definitionTokens: approximateTokens(prompt ?? JSON.stringify(tools ?? [])),
     });
-    for (const step of steps) await sink.send('tool_result', step);
+    for (const step of steps) {
+      this.metrics.toolStep(step);
+      await sink.send('tool_result', step);
+    }
 
     const messages: ModelMessage[] = [
       ...(prompt === null ? [] : [{ role: 'system' as const, content: prompt }]),
@@ -131,6 +136,7 @@ export class ToolLoopService {
         const step = await toolbox.run(call, sink.gone, (update) =>
           sink.send('tool_progress', { id: call.id, ...update }),
         );
+        this.metrics.toolStep(step);
         await sink.send('tool_result', step);
         results.push(step);
       }

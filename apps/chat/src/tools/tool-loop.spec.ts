@@ -5,6 +5,7 @@ import {
   login,
   newUser,
   resetChatData,
+  scrapedValue,
   sendMessage,
   startChat,
   startMockUpstream,
@@ -259,6 +260,16 @@ describe('the tool loop', () => {
   });
 
   it('says which server is unreachable and answers with the others', async () => {
+    const counted = () =>
+      Promise.all([
+        scrapedValue(chat, 'chat_tool_steps_total', {
+          kind: 'connect',
+          outcome: 'server_unreachable',
+        }),
+        scrapedValue(chat, 'chat_tool_steps_total', { kind: 'tool', outcome: 'ok' }),
+        scrapedValue(chat, 'chat_tool_step_duration_seconds_count', { kind: 'tool' }),
+      ]);
+    const before = await counted();
     const { events, saved } = await converse(
       'native-model',
       ['weather', 'down'],
@@ -276,6 +287,11 @@ describe('the tool loop', () => {
     });
     expect(saved.toolSteps[1]).toMatchObject({ server: 'weather', ok: true });
     expect(saved.status).toBe('complete');
+    // Both steps are in the metrics, and the user who sent the message is active.
+    expect(await counted()).toEqual(before.map((value) => value + 1));
+    expect(await scrapedValue(chat, 'chat_active_users', { window: '5m' })).toBeGreaterThanOrEqual(
+      1,
+    );
   });
 
   it(`stops a model that keeps calling tools after ${MAX_TOOL_STEPS} rounds`, async () => {

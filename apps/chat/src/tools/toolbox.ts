@@ -80,7 +80,7 @@ export class Toolbox {
     for (const session of sessions) {
       this.byServer.set(session.endpoint.name, session);
       for (const tool of session.tools) {
-        const validate = this.compile(tool.inputSchema as JsonSchemaType);
+        const validate = this.compile(tool.inputSchema);
         this.entries.set(`${session.endpoint.name}\u0000${tool.name}`, { session, tool, validate });
         this.functions.set(functionNameOf(`${session.endpoint.name}__${tool.name}`, taken), {
           server: session.endpoint.name,
@@ -113,7 +113,7 @@ export class Toolbox {
           function: {
             name,
             description: delegateDescription(delegate),
-            parameters: DELEGATE_INPUT_SCHEMA as unknown as Record<string, unknown>,
+            parameters: DELEGATE_INPUT_SCHEMA,
           },
         };
       }
@@ -123,7 +123,7 @@ export class Toolbox {
         function: {
           name,
           description: entry.tool.description ?? `${tool} on ${server}`,
-          parameters: entry.tool.inputSchema as Record<string, unknown>,
+          parameters: entry.tool.inputSchema,
         },
       };
     });

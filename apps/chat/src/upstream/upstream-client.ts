@@ -68,6 +68,7 @@ export class UpstreamClient {
     messages: ModelMessage[],
     signal: AbortSignal,
     tools?: ModelTool[],
+    maxTokens?: number,
   ): Promise<AsyncIterable<StreamedPiece>> {
     const stream = await this.client(target).chat.completions.create(
       {
@@ -76,6 +77,7 @@ export class UpstreamClient {
         stream: true,
         stream_options: { include_usage: true },
         ...(tools && tools.length > 0 ? { tools } : {}),
+        ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
       },
       { signal },
     );

@@ -73,7 +73,8 @@ export function classifyUpstreamError(error: unknown): UpstreamFailure {
     return { kind: 'connection', detail: tidy(causeOf(error)) };
   }
   if (error instanceof APIError) {
-    const status = error.status;
+    // `instanceof` narrows to APIError<any>: the assertion restores the declared status type.
+    const status = (error as APIError).status;
     const detail = tidy(error.message);
     const withStatus = status === undefined ? {} : { status };
     if (error.code === 'no_available_channel' || status === 503 || status === 429) {

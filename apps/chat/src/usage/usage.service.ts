@@ -4,7 +4,7 @@ import { type Principal } from '../auth/principal.js';
 import { type UsageResponse } from '../users/users.dto.js';
 import { toUsage } from '../users/users.mapper.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { DAY_MS, dayKey, utcDay } from './usage-day.js';
+import { dayKey, period } from './usage-day.js';
 import {
   TOP_MODELS,
   type AdminUsageResponse,
@@ -29,15 +29,6 @@ const byModel = (sums: ModelUsageSums[]): UsageModelResponse[] =>
   sums
     .map((row) => ({ model: row.model, ...toCounts(row) }))
     .sort((a, b) => b.totalTokens - a.totalTokens || a.model.localeCompare(b.model));
-
-/** The last `days` UTC days, today included, oldest first, as `YYYY-MM-DD`. */
-function period(days: number, now: Date): { first: Date; keys: string[] } {
-  const first = new Date(utcDay(now).getTime() - (days - 1) * DAY_MS);
-  const keys = Array.from({ length: days }, (_, index) =>
-    dayKey(new Date(first.getTime() + index * DAY_MS)),
-  );
-  return { first, keys };
-}
 
 @Injectable()
 export class UsageService {

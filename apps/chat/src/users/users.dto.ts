@@ -16,7 +16,7 @@ import { PageOf, PageQueryOf } from '@switchyard/service/openapi';
 export class ListUsersQuery extends PageQueryOf({ pageSize: 20, maxPageSize: 100 }) {
   @ApiPropertyOptional({ description: 'Part of a username or email, case-insensitive' })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(254)
   search?: string;
@@ -50,6 +50,7 @@ export class UsageResponse {
 export class AdminUserResponse extends UserProfileResponse {
   @ApiProperty() disabled!: boolean;
   @ApiProperty({ type: UsageResponse }) usage!: UsageResponse;
+  @ApiProperty({ description: 'Credit balance (docs/credits.md)' }) credits!: number;
 }
 
 export class UserPageResponse extends PageOf(AdminUserResponse) {}

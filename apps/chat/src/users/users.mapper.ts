@@ -26,7 +26,12 @@ export function toProfile(user: ChatUser): UserProfileResponse {
 }
 
 export function toAdminUser(user: ChatUser): AdminUserResponse {
-  return { ...toProfile(user), disabled: user.disabled, usage: toUsage(user) };
+  return {
+    ...toProfile(user),
+    disabled: user.disabled,
+    usage: toUsage(user),
+    credits: user.credits,
+  };
 }
 
 export function toPrincipal(user: ChatUser, sessionHash: string): Principal {

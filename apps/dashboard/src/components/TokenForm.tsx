@@ -2,6 +2,7 @@ import { Dialog, ProblemNotice, SelectField, TextField, fieldErrors } from '@swi
 import { useState } from 'preact/hooks';
 import { api, call, explain, type Schemas } from '../api/client.js';
 import { dollarsToMicros, listOf, microsToDollars, toNumberOrNull } from '../format.js';
+import { useTeamOptions } from './teamOptions.js';
 
 type Token = Schemas['TokenResponse'];
 export type Created = Schemas['CreatedTokenResponse'][];
@@ -34,6 +35,8 @@ export function TokenForm(props: {
       ? ''
       : String(existing.rateLimit),
   );
+  const [teamId, setTeamId] = useState(existing?.teamId ? String(existing.teamId) : '');
+  const teams = useTeamOptions("None (the operator's)");
   const [shape, setShape] = useState<'one' | 'bundle'>('one');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -51,6 +54,7 @@ export function TokenForm(props: {
       allowIps: listOf(allowIps),
       group: group.trim(),
       rateLimit: toNumberOrNull(rateLimit),
+      teamId: teamId === '' ? null : Number(teamId),
     };
     try {
       if (existing) {
@@ -156,6 +160,15 @@ export function TokenForm(props: {
             error={fields.rateLimit}
           />
         </div>
+        {!existing?.ownerId && (
+          <SelectField
+            label="Team that pays"
+            value={teamId}
+            onChange={setTeamId}
+            options={teams}
+            error={fields.teamId}
+          />
+        )}
         <div class="form-actions">
           <button type="submit" disabled={busy}>
             {existing ? 'Save token' : shape === 'bundle' ? 'Create bundle' : 'Create token'}

@@ -1,6 +1,8 @@
-import { DataTable, LineChart, ProblemNotice, SelectField, useLoad } from '@switchyard/ui';
+import { DataTable, LineChart, Link, ProblemNotice, SelectField, useLoad } from '@switchyard/ui';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, call, explain, type Schemas } from '../api/client.js';
+import { BudgetBar } from '../components/BudgetBar.js';
+import { useTeamOptions } from '../components/teamOptions.js';
 import { count, money, timeLeft, when } from '../format.js';
 
 type Range = Schemas['UsageSeriesResponse']['range'];
@@ -25,17 +27,28 @@ export function OverviewPage() {
   const [range, setRange] = useState<Range>('24h');
   const [split, setSplit] = useState<Split>('model');
   const [metric, setMetric] = useState<Metric>('requests');
+  const [teamId, setTeamId] = useState('');
+  const teams = useTeamOptions('Every team and none');
+  const team = teamId ? { teamId: Number(teamId) } : {};
   const series = useLoad(
-    () => call(api.GET('/api/overview/series', { params: { query: { range, splitBy: split } } })),
-    [range, split],
+    () =>
+      call(
+        api.GET('/api/overview/series', {
+          params: { query: { range, splitBy: split, ...team } },
+        }),
+      ),
+    [range, split, teamId],
   );
   const from = useMemo(
     () => new Date(Date.now() - RANGE_MS[range]).toISOString(),
     [range, series.data],
   );
   const spenders = useLoad(
-    () => call(api.GET('/api/usage/summary', { params: { query: { groupBy: 'token', from } } })),
-    [from],
+    () =>
+      call(
+        api.GET('/api/usage/summary', { params: { query: { groupBy: 'token', from, ...team } } }),
+      ),
+    [from, teamId],
   );
 
   const chart = useMemo(() => {
@@ -75,8 +88,10 @@ export function OverviewPage() {
             { value: 'model', label: 'Model' },
             { value: 'channel', label: 'Channel' },
             { value: 'token', label: 'Token' },
+            { value: 'team', label: 'Team' },
           ]}
         />
+        <SelectField label="Team" value={teamId} onChange={setTeamId} options={teams} />
         <SelectField
           label="Show"
           value={metric}
@@ -88,6 +103,7 @@ export function OverviewPage() {
         </button>
       </div>
       <ProblemNotice error={series.error ?? spenders.error} explain={explain} />
+      <BudgetsNeedingAttention />
       <dl class="stats" aria-label="Totals for the period">
         <div class="stat">
           <dt>Requests</dt>
@@ -140,6 +156,39 @@ export function OverviewPage() {
         ]}
       />
       <ChannelHealth />
+    </section>
+  );
+}
+
+/** How many of the fullest budgets are read: the list comes closest to its cap first. */
+const BUDGETS_READ = 100;
+
+/**
+ * The budgets past their soft threshold (or spent) this period: what metering alerts on
+ * (docs/budgets.md, "Alerts"), shown where administrators look first. Nothing when none is.
+ */
+function BudgetsNeedingAttention() {
+  const budgets = useLoad(
+    () => call(api.GET('/api/budgets', { params: { query: { pageSize: BUDGETS_READ } } })),
+    [],
+  );
+  const needing = (budgets.data?.items ?? []).filter((b) => b.softReached || b.exceeded);
+  if (needing.length === 0) return null;
+  return (
+    <section class="notice" aria-labelledby="attention-title">
+      <h2 id="attention-title">Budgets needing attention</h2>
+      <p>
+        {needing.length === 1 ? 'One budget is' : `${needing.length} budgets are`} past the alert
+        threshold or spent this period. <Link href="/budgets">See every budget</Link>
+      </p>
+      <ul>
+        {needing.map((budget) => (
+          <li key={budget.id}>
+            <strong>{budget.label}</strong>
+            <BudgetBar budget={budget} />
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

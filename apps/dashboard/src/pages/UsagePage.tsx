@@ -10,6 +10,7 @@ import {
 } from '@switchyard/ui';
 import { useState } from 'preact/hooks';
 import { api, call, explain, type Schemas } from '../api/client.js';
+import { useTeamOptions } from '../components/teamOptions.js';
 import { count, download, money, when } from '../format.js';
 
 type Log = Schemas['UsageLogResponse'];
@@ -22,10 +23,19 @@ interface Filters {
   to: string;
   tokenId: string;
   channelId: string;
+  teamId: string;
   model: string;
   status: string;
 }
-const NO_FILTERS: Filters = { from: '', to: '', tokenId: '', channelId: '', model: '', status: '' };
+const NO_FILTERS: Filters = {
+  from: '',
+  to: '',
+  tokenId: '',
+  channelId: '',
+  teamId: '',
+  model: '',
+  status: '',
+};
 
 function queryOf(filters: Filters) {
   return {
@@ -33,6 +43,7 @@ function queryOf(filters: Filters) {
     ...(filters.to ? { to: new Date(filters.to).toISOString() } : {}),
     ...(filters.tokenId ? { tokenId: Number(filters.tokenId) } : {}),
     ...(filters.channelId ? { channelId: Number(filters.channelId) } : {}),
+    ...(filters.teamId ? { teamId: Number(filters.teamId) } : {}),
     ...(filters.model ? { model: filters.model } : {}),
     ...(filters.status ? { status: Number(filters.status) } : {}),
   };
@@ -57,7 +68,7 @@ const CSV_COLUMNS: (keyof Log)[] = [
   'clientIp',
 ];
 
-function csvCell(value: unknown): string {
+function csvCell(value: string | number | boolean | null | undefined): string {
   const text = value === null || value === undefined ? '' : String(value);
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
@@ -84,6 +95,7 @@ export function UsagePage() {
     () => call(api.GET('/api/channels', { params: { query: { pageSize: 100 } } })),
     [],
   );
+  const teams = useTeamOptions('Any');
   const [detail, setDetail] = useState<Log | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [exporting, setExporting] = useState(false);
@@ -166,6 +178,7 @@ export function UsagePage() {
             })),
           ]}
         />
+        <SelectField label="Team" value={draft.teamId} onChange={set('teamId')} options={teams} />
         <TextField label="Model" value={draft.model} onInput={set('model')} />
         <TextField
           label="Status"

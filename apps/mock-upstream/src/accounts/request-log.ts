@@ -19,7 +19,17 @@ export class RequestLog {
 
   add(entry: ReceivedRequest): void {
     const list = this.byKey.get(entry.key) ?? [];
-    list.push(entry);
+    // An upload is kept as it logs itself (its files' names and sizes): fifty 25 MB files
+    // a key would otherwise stay in memory.
+    const { body } = entry;
+    const loggable =
+      typeof body === 'object' &&
+      body !== null &&
+      'toJSON' in body &&
+      typeof body.toJSON === 'function'
+        ? { ...entry, body: (body.toJSON as () => unknown)() }
+        : entry;
+    list.push(loggable);
     if (list.length > KEEP_PER_KEY) list.shift();
     this.byKey.set(entry.key, list);
   }

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { approximateTokens, pieces } from '../openai/completion.js';
+import { schemaArguments, schemaValue } from '../structured/schema-value.js';
 
 // How the mock answers the Messages API: it echoes the last user text, or the content of
-// the last tool result; it calls the first offered tool (or the one tool_choice names)
-// unless the turn answers a tool call. The system prompt counts as read from the prompt
+// the last tool result; it calls the first offered tool (or the one tool_choice names),
+// with input valid against its schema, unless the turn answers a tool call; under
+// structured outputs (`output_config.format`, or the beta's `output_format`) its text is
+// JSON valid against the format's schema. The system prompt counts as read from the prompt
 // cache, so usage always shows cache reads when a system prompt is sent.
 
 export interface MessagesRequest {
@@ -11,9 +14,17 @@ export interface MessagesRequest {
   max_tokens: number;
   messages: { role: 'user' | 'assistant'; content: string | Block[] }[];
   system?: string | Block[];
-  tools?: { name: string; input_schema?: Schema }[];
+  tools?: { name: string; input_schema?: unknown }[];
   tool_choice?: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string };
   stream?: boolean;
+  /** Structured outputs: the text answer is JSON valid against `schema`. */
+  output_format?: OutputFormat;
+  output_config?: { format?: OutputFormat };
+}
+
+interface OutputFormat {
+  type: string;
+  schema?: unknown;
 }
 
 interface Block {
@@ -22,11 +33,6 @@ interface Block {
   id?: string;
   tool_use_id?: string;
   content?: string | Block[];
-}
-
-interface Schema {
-  properties?: Record<string, { type?: string; enum?: unknown[] }>;
-  required?: string[];
 }
 
 export type MessageAnswer =
@@ -76,6 +82,18 @@ export function invalidMessages(body: unknown): string | null {
   }
   if (choice != null && !(isObject(choice) && typeof choice.type === 'string'))
     return 'tool_choice: Input should be a valid dictionary';
+  if (isObject(choice) && choice.type === 'tool' && typeof choice.name !== 'string')
+    return 'tool_choice.tool.name: Field required';
+  const outputConfig = (request as Record<string, unknown>).output_config;
+  for (const [path, format] of [
+    ['output_format', (request as Record<string, unknown>).output_format],
+    ['output_config.format', isObject(outputConfig) ? outputConfig.format : undefined],
+  ] as const) {
+    if (format == null) continue;
+    if (!isObject(format) || format.type !== 'json_schema')
+      return `${path}.type: Input should be 'json_schema'`;
+    if (!isObject(format.schema)) return `${path}.schema: Field required`;
+  }
   const toolUses = new Set<string>();
   for (const [index, message] of request.messages.entries()) {
     if (message?.role !== 'user' && message?.role !== 'assistant')
@@ -112,17 +130,6 @@ export function promptTokensOf(request: MessagesRequest): { input: number; cache
   return { input, cached };
 }
 
-function exampleInput(schema: Schema | undefined): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const name of schema?.required ?? Object.keys(schema?.properties ?? {})) {
-    const property = schema?.properties?.[name];
-    if (property?.enum?.length) input[name] = property.enum[0];
-    else if (property?.type === 'number' || property?.type === 'integer') input[name] = 1;
-    else input[name] = `example ${name}`;
-  }
-  return input;
-}
-
 export function answerMessages(request: MessagesRequest, reply?: string): MessageAnswer {
   const last = request.messages.at(-1)!;
   const blocks = typeof last.content === 'string' ? [] : last.content;
@@ -136,9 +143,12 @@ export function answerMessages(request: MessagesRequest, reply?: string): Messag
       kind: 'tool_use',
       id: `toolu_${randomBytes(12).toString('hex')}`,
       name: tool.name,
-      input: exampleInput(tool.input_schema),
+      input: schemaArguments(tool.input_schema),
     };
   }
+  const format = request.output_config?.format ?? request.output_format;
+  if (reply === undefined && format?.type === 'json_schema')
+    return { kind: 'text', text: JSON.stringify(schemaValue(format.schema ?? {})) };
   return { kind: 'text', text: reply ?? `Echo: ${textOf(last.content)}` };
 }
 

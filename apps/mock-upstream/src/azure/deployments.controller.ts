@@ -8,6 +8,7 @@ import {
   completionChunks,
   completionId,
   completionTokens,
+  invalidFormat,
   promptText,
   usageChunk,
   usageOf,
@@ -52,6 +53,11 @@ export class DeploymentsController {
       await reply
         .status(400)
         .send(azureError(400, { message: "'messages' is a required property" }));
+      return;
+    }
+    const invalidResponseFormat = invalidFormat(body.response_format, 'response_format', true);
+    if (invalidResponseFormat) {
+      await reply.status(400).send(azureError(400, { message: invalidResponseFormat }));
       return;
     }
     if (body.stream_options !== undefined && apiVersion < STREAM_OPTIONS_SINCE) {

@@ -23,7 +23,7 @@ describe('mock-upstream: Azure OpenAI', () => {
       {
         name: 'mock-upstream',
         environment: MockUpstreamEnv,
-        module: MockUpstreamModule.forRoot,
+        module: (env) => MockUpstreamModule.forRoot(env),
         port: () => 0,
       },
       env,

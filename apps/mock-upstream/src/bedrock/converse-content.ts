@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import { approximateTokens, pieces } from '../openai/completion.js';
+import { schemaArguments } from '../structured/schema-value.js';
 
 // How the mock answers Converse and ConverseStream
 // (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html): it
 // echoes the last user text or tool result, or calls the declared tool (the named one, or
-// the first) when the turn does not answer a call. The system prompt counts as read from the
+// the first), with input valid against its schema, when the turn does not answer a call. The system prompt counts as read from the
 // prompt cache, so cache reads show in every test that sends one.
 
 interface Block {
@@ -23,7 +24,7 @@ interface Message {
 
 interface ToolSpec {
   name: string;
-  inputSchema?: { json?: { properties?: Record<string, { type?: string }>; required?: string[] } };
+  inputSchema?: { json?: unknown };
 }
 
 export interface ConverseRequest {
@@ -102,10 +103,7 @@ export function answerConverse(request: ConverseRequest, reply?: string): Conver
   if (tools.length > 0) {
     const named = request.toolConfig?.toolChoice?.tool?.name;
     const tool = tools.find((t) => t.name === named) ?? tools[0]!;
-    const input: Record<string, unknown> = {};
-    const schema = tool.inputSchema?.json;
-    for (const name of schema?.required ?? Object.keys(schema?.properties ?? {}))
-      input[name] = schema?.properties?.[name]?.type === 'number' ? 1 : `example ${name}`;
+    const input = schemaArguments(tool.inputSchema?.json);
     return {
       kind: 'tool_use',
       id: `tooluse_${randomBytes(11).toString('base64url')}`,
@@ -114,7 +112,7 @@ export function answerConverse(request: ConverseRequest, reply?: string): Conver
     };
   }
   const images = (last.content ?? []).filter((block) => block.image).length;
-  const text = textOf(last.content as { text?: string }[]);
+  const text = textOf(last.content);
   return {
     kind: 'text',
     text: reply ?? `Echo: ${text}${images > 0 ? ` (${images} image${images > 1 ? 's' : ''})` : ''}`,

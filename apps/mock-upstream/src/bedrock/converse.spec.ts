@@ -39,7 +39,7 @@ describe('mock-upstream: Bedrock Converse', () => {
       {
         name: 'mock-upstream',
         environment: MockUpstreamEnv,
-        module: MockUpstreamModule.forRoot,
+        module: (env) => MockUpstreamModule.forRoot(env),
         port: () => 0,
       },
       env,

@@ -65,7 +65,7 @@ function fromHeaders(headers: Record<string, string | string[] | undefined>): Fa
     reply: header('reply'),
     resolvedModel: header('resolved-model'),
   };
-  return Object.fromEntries(Object.entries(fault).filter(([, v]) => v !== undefined)) as Fault;
+  return Object.fromEntries(Object.entries(fault).filter(([, v]) => v !== undefined));
 }
 
 @Injectable()

@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { approximateTokens, pieces } from '../openai/completion.js';
+import { schemaArguments, schemaValue } from '../structured/schema-value.js';
 
 // How the mock answers `generateContent` (https://ai.google.dev/api/generate-content): it
 // echoes the last user text, or the last function response; it calls the first declared
-// function (or the one `allowedFunctionNames` names) unless the turn answers a call. The
+// function (or the one `allowedFunctionNames` names), with arguments valid against its
+// schema, unless the turn answers a call. With `responseMimeType: application/json` its
+// text is JSON: valid against `responseJsonSchema` or `responseSchema` when one is given,
+// else the echo inside an object. The
 // system instruction counts as cached content, so usage shows cached tokens whenever one
 // is sent. Every function call is signed, and Gemini 3 models refuse calls sent back
 // unsigned, as Google documents (https://ai.google.dev/gemini-api/docs/thought-signatures).
@@ -23,15 +27,10 @@ interface Content {
   parts?: Part[];
 }
 
-interface Schema {
-  properties?: Record<string, { type?: string; enum?: unknown[] }>;
-  required?: string[];
-}
-
 interface FunctionDeclaration {
   name: string;
-  parameters?: Schema;
-  parametersJsonSchema?: Schema;
+  parameters?: unknown;
+  parametersJsonSchema?: unknown;
 }
 
 export interface GenerateContentRequest {
@@ -39,7 +38,13 @@ export interface GenerateContentRequest {
   systemInstruction?: Content;
   tools?: { functionDeclarations?: FunctionDeclaration[] }[];
   toolConfig?: { functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] } };
-  generationConfig?: { responseMimeType?: string };
+  generationConfig?: {
+    responseMimeType?: string;
+    /** Google's OpenAPI-style schema (upper-case types, `nullable`). */
+    responseSchema?: unknown;
+    /** A JSON Schema proper. */
+    responseJsonSchema?: unknown;
+  };
 }
 
 const REQUEST_FIELDS = new Set([
@@ -83,6 +88,15 @@ export function invalidGenerateContent(body: unknown, model: string): string | n
   const request = body as Partial<GenerateContentRequest>;
   for (const name of Object.keys(request.generationConfig ?? {}))
     if (!GENERATION_FIELDS.has(name)) return unknownName(name, 'generation_config');
+  const config = request.generationConfig;
+  if (config?.responseSchema !== undefined && config.responseJsonSchema !== undefined)
+    return 'responseSchema and responseJsonSchema cannot both be set.';
+  if (
+    (config?.responseSchema !== undefined || config?.responseJsonSchema !== undefined) &&
+    config.responseMimeType !== 'application/json' &&
+    config.responseMimeType !== 'text/x.enum'
+  )
+    return `* GenerationConfig.response_mime_type: must be application/json when response_schema is set, got: ${config.responseMimeType ?? 'text/plain'}`;
   if (!Array.isArray(request.contents) || request.contents.length === 0)
     return '* GenerateContentRequest.contents: contents is not specified';
   let calls = 0;
@@ -129,21 +143,15 @@ export type GeminiAnswer =
   | { kind: 'text'; text: string }
   | { kind: 'call'; name: string; args: Record<string, unknown>; signature: string };
 
-function exampleArgs(schema: Schema | undefined): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  for (const name of schema?.required ?? Object.keys(schema?.properties ?? {})) {
-    const property = schema?.properties?.[name];
-    if (property?.enum?.length) args[name] = property.enum[0];
-    else if (property?.type === 'number' || property?.type === 'integer') args[name] = 1;
-    else args[name] = `example ${name}`;
-  }
-  return args;
-}
-
 export function answerContent(request: GenerateContentRequest, reply?: string): GeminiAnswer {
   const parts = request.contents.at(-1)?.parts ?? [];
   const response = parts.find((part) => part.functionResponse)?.functionResponse?.response;
-  const asJson = request.generationConfig?.responseMimeType === 'application/json';
+  const config = request.generationConfig;
+  const asJson = config?.responseMimeType === 'application/json';
+  // `text/x.enum` answers one of a schema's enum values, as bare text.
+  const asEnum = config?.responseMimeType === 'text/x.enum';
+  const schema =
+    asJson || asEnum ? (config?.responseJsonSchema ?? config?.responseSchema) : undefined;
   const text = (said: string): GeminiAnswer => ({
     kind: 'text',
     text: asJson ? JSON.stringify({ echo: said }) : said,
@@ -153,16 +161,20 @@ export function answerContent(request: GenerateContentRequest, reply?: string): 
     return text(reply ?? `Echo: ${typeof output === 'string' ? output : JSON.stringify(output)}`);
   }
   const declarations = (request.tools ?? []).flatMap((tool) => tool.functionDeclarations ?? []);
-  const config = request.toolConfig?.functionCallingConfig;
-  if (declarations.length > 0 && config?.mode !== 'NONE') {
-    const allowed = config?.allowedFunctionNames?.[0];
+  const calling = request.toolConfig?.functionCallingConfig;
+  if (declarations.length > 0 && calling?.mode !== 'NONE') {
+    const allowed = calling?.allowedFunctionNames?.[0];
     const declaration = declarations.find((d) => d.name === allowed) ?? declarations[0]!;
     return {
       kind: 'call',
       name: declaration.name,
-      args: exampleArgs(declaration.parametersJsonSchema ?? declaration.parameters),
+      args: schemaArguments(declaration.parametersJsonSchema ?? declaration.parameters),
       signature: Buffer.from(`mock-signature:${declaration.name}`).toString('base64'),
     };
+  }
+  if (schema !== undefined && reply === undefined) {
+    const value = schemaValue(schema);
+    return { kind: 'text', text: asEnum ? String(value) : JSON.stringify(value) };
   }
   return text(reply ?? `Echo: ${textOf(parts)}`);
 }

@@ -32,7 +32,7 @@ describe('mock-upstream: Gemini API', () => {
       {
         name: 'mock-upstream',
         environment: MockUpstreamEnv,
-        module: MockUpstreamModule.forRoot,
+        module: (env) => MockUpstreamModule.forRoot(env),
         port: () => 0,
       },
       env,
@@ -192,5 +192,24 @@ describe('mock-upstream: Gemini API', () => {
       .send({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] })
       .expect(400);
     expect(role.body.error.message).toBe('Please use a valid role: user, model.');
+  });
+
+  it('counts tokens for free, and embeds one content with embedContent', async () => {
+    const count = await client().models.countTokens({
+      model: 'gemini-2.5-flash',
+      contents: 'count these words please',
+    });
+    expect(count.totalTokens).toBeGreaterThan(0);
+    await request(app.getHttpServer())
+      .post('/v1beta/models/gemini-2.5-flash:countTokens')
+      .set('x-goog-api-key', 'AIza-a')
+      .send({ generateContentRequest: { model: 'models/other', contents: [] } })
+      .expect(400);
+    const embedded = await request(app.getHttpServer())
+      .post('/v1beta/models/gemini-embedding-001:embedContent')
+      .set('x-goog-api-key', 'AIza-a')
+      .send({ content: { parts: [{ text: 'embed me' }] }, outputDimensionality: 4 })
+      .expect(200);
+    expect((embedded.body as { embedding: { values: number[] } }).embedding.values).toHaveLength(4);
   });
 });

@@ -73,19 +73,24 @@ export function toneWav(seed: string): Buffer {
     const value = Math.sin((2 * Math.PI * frequency * i) / AUDIO_SAMPLE_RATE) * envelope * 0.4;
     data.writeInt16LE(Math.round(value * 32_767), i * 2);
   }
+  return wavFile(data, AUDIO_SAMPLE_RATE);
+}
+
+/** A WAV file around 16-bit mono PCM samples (little-endian, as WAV keeps them). */
+export function wavFile(pcm: Buffer, sampleRate: number): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
+  header.writeUInt32LE(36 + pcm.length, 4);
   header.write('WAVE', 8, 'latin1');
   header.write('fmt ', 12, 'latin1');
   header.writeUInt32LE(16, 16); // size of the format chunk
   header.writeUInt16LE(1, 20); // PCM
   header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(AUDIO_SAMPLE_RATE, 24);
-  header.writeUInt32LE(AUDIO_SAMPLE_RATE * 2, 28); // bytes a second
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * 2, 28); // bytes a second
   header.writeUInt16LE(2, 32); // bytes a frame
   header.writeUInt16LE(16, 34); // bits a sample
   header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  header.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([header, pcm]);
 }

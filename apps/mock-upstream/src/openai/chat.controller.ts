@@ -8,6 +8,7 @@ import {
   completionChunks,
   completionId,
   completionTokens,
+  invalidFormat,
   lastUserText,
   MUSIC_MODEL,
   promptText,
@@ -49,6 +50,11 @@ export class ChatController {
         .send(
           providerError(400, { message: "'model' and a non-empty 'messages' array are required." }),
         );
+      return;
+    }
+    const invalidResponseFormat = invalidFormat(body.response_format, 'response_format', true);
+    if (invalidResponseFormat) {
+      await reply.status(400).send(providerError(400, { message: invalidResponseFormat }));
       return;
     }
     const promptTokens = approximateTokens(promptText(body.messages));

@@ -8,9 +8,11 @@ import type {
   ToolCall,
   Usage,
 } from '@switchyard/contracts';
+import { schemaValue, schemaArguments } from '../structured/schema-value.js';
 
 // How the mock answers a chat completion: it echoes the last user message (or says what
-// it was told to), and uses the tools it is offered (below).
+// it was told to), answers JSON valid against a `response_format` schema, and uses the
+// tools it is offered (below).
 // Token counts are a cheap approximation (four characters a token): the mock stands in
 // for a provider, whose counts the gateway takes as given.
 
@@ -30,20 +32,9 @@ export function promptText(messages: ChatMessage[]): string {
   return messages.map((m) => textOf(m.content)).join('\n');
 }
 
-/** Example arguments for a function: every required property filled with a placeholder. */
+/** Arguments for a function: a value valid against its parameters schema. */
 function exampleArguments(fn: FunctionDefinition): string {
-  const schema = fn.parameters as
-    | { properties?: Record<string, { type?: string; enum?: unknown[] }>; required?: string[] }
-    | undefined;
-  const args: Record<string, unknown> = {};
-  for (const name of schema?.required ?? Object.keys(schema?.properties ?? {})) {
-    const property = schema?.properties?.[name];
-    if (property?.enum?.length) args[name] = property.enum[0];
-    else if (property?.type === 'number' || property?.type === 'integer') args[name] = 1;
-    else if (property?.type === 'boolean') args[name] = true;
-    else args[name] = `example ${name}`;
-  }
-  return JSON.stringify(args);
+  return JSON.stringify(schemaArguments(fn.parameters));
 }
 
 export type Answer =
@@ -52,9 +43,10 @@ export type Answer =
   | { kind: 'function_call'; call: { name: string; arguments: string } };
 
 // Deterministic tool use, for the chat app's tool loop (docs/tools.md):
-// - offered tools natively, it calls the tool named in the last user message with the
-//   JSON object written there (the first tool with placeholder arguments when none is
-//   named); given tool results, it answers quoting the last one;
+// - offered tools natively, it calls the tool `tool_choice` forces or the last user
+//   message names, with the JSON object written there; without one, or calling the first
+//   tool when none is named, with arguments valid against the tool's schema
+//   (../structured/schema-value.ts); given tool results, it answers quoting the last one;
 // - told about tools in the system prompt (`<use_mcp_tool>` instructions listing
 //   "Tool `name` on server `server`"), it answers with that command; given the result as
 //   the next user turn (`[use_mcp_tool for …] Result:`), it answers quoting it;
@@ -108,7 +100,7 @@ function nativeToolAnswer(request: ChatCompletionRequest): Answer {
       type: 'function',
       function: {
         name: tool.function.name,
-        arguments: named ? (argumentsIn(said) ?? '{}') : exampleArguments(tool.function),
+        arguments: (named && argumentsIn(said)) || exampleArguments(tool.function),
       },
     },
   };
@@ -162,6 +154,56 @@ export function songAnswer(prompt: string, audioUrl: string): Answer {
   };
 }
 
+/**
+ * The JSON text a model answers with under `response_format` (chat completions) or
+ * `text.format` (Responses): a value valid against a `json_schema` format's schema; for
+ * `json_object`, the JSON object written in the prompt when there is one, else the prompt
+ * inside one. Null for plain text.
+ */
+export function structuredAnswer(format: unknown, said: string): string | null {
+  const spec = format as
+    { type?: unknown; json_schema?: { schema?: unknown }; schema?: unknown } | null | undefined;
+  if (spec?.type === 'json_schema')
+    // Chat completions nest the schema in `json_schema`; the Responses API does not.
+    return JSON.stringify(schemaValue(spec.json_schema?.schema ?? spec.schema ?? {}));
+  if (spec?.type !== 'json_object') return null;
+  const written = argumentsIn(said);
+  if (written) {
+    try {
+      const parsed: unknown = JSON.parse(written);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return written;
+    } catch {
+      // Not JSON after all: the prompt goes inside an object instead.
+    }
+  }
+  return JSON.stringify({ echo: said });
+}
+
+const FORMAT_TYPES = ['text', 'json_object', 'json_schema'];
+
+/**
+ * OpenAI's 400 for a structured-output format it cannot use, or null. `nested` is where
+ * chat completions keep the schema (`json_schema.schema`); the Responses API keeps it on
+ * the format itself.
+ */
+export function invalidFormat(format: unknown, param: string, nested: boolean): string | null {
+  if (format === undefined || format === null) return null;
+  const spec = format as { type?: unknown; json_schema?: unknown; schema?: unknown };
+  if (typeof format !== 'object' || Array.isArray(format) || typeof spec.type !== 'string')
+    return `Missing required parameter: '${param}.type'.`;
+  if (!FORMAT_TYPES.includes(spec.type))
+    return `Invalid value: '${spec.type}'. Supported values are: ${FORMAT_TYPES.map((t) => `'${t}'`).join(', ')}.`;
+  if (spec.type !== 'json_schema') return null;
+  const holder = nested ? spec.json_schema : spec;
+  const where = nested ? `${param}.json_schema` : param;
+  if (typeof holder !== 'object' || holder === null)
+    return `Missing required parameter: '${where}'.`;
+  const { schema } = holder as { schema?: unknown };
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return `Invalid type for '${where}.schema': expected an object.`;
+  return null;
+}
+
 export function answer(request: ChatCompletionRequest, reply?: string): Answer {
   const tools = request.tools ?? [];
   if (tools.length > 0 && request.tool_choice !== 'none') return nativeToolAnswer(request);
@@ -172,7 +214,9 @@ export function answer(request: ChatCompletionRequest, reply?: string): Answer {
   }
   const prompted = promptedToolAnswer(request);
   if (prompted) return prompted;
-  return { kind: 'text', content: reply ?? `Echo: ${lastUserText(request)}` };
+  if (reply !== undefined) return { kind: 'text', content: reply };
+  const structured = structuredAnswer(request.response_format, lastUserText(request));
+  return { kind: 'text', content: structured ?? `Echo: ${lastUserText(request)}` };
 }
 
 export function completionTokens(result: Answer): number {

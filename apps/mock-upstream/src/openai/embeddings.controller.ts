@@ -26,8 +26,7 @@ export function encodedEmbedding(vector: number[], base64: boolean): number[] | 
 
 function inputs(input: EmbeddingRequest['input']): string[] | null {
   if (typeof input === 'string') return [input];
-  if (Array.isArray(input) && input.every((item) => typeof item === 'string'))
-    return input as string[];
+  if (Array.isArray(input) && input.every((item) => typeof item === 'string')) return input;
   if (Array.isArray(input) && input.length > 0) return input.map((item) => JSON.stringify(item));
   return null;
 }

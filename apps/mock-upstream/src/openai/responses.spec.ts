@@ -14,12 +14,12 @@ describe('mock-upstream: Responses API and token counts', () => {
   let baseURL: string;
 
   beforeAll(async () => {
-    const env = loadEnvironment(MockUpstreamEnv, { MOCK_ACCOUNTS: 'sk-a' });
+    const env = loadEnvironment(MockUpstreamEnv, { MOCK_ACCOUNTS: 'sk-a,sk-b' });
     app = await createService(
       {
         name: 'mock-upstream',
         environment: MockUpstreamEnv,
-        module: MockUpstreamModule.forRoot,
+        module: (env) => MockUpstreamModule.forRoot(env),
         port: () => 0,
       },
       env,
@@ -33,7 +33,8 @@ describe('mock-upstream: Responses API and token counts', () => {
     await app.close();
   });
 
-  const openai = () => new OpenAI({ apiKey: 'sk-a', baseURL: `${baseURL}/v1`, maxRetries: 0 });
+  const openai = (apiKey = 'sk-a') =>
+    new OpenAI({ apiKey, baseURL: `${baseURL}/v1`, maxRetries: 0 });
 
   it('answers a Response, echoing the state fields it does not model', async () => {
     const response = await openai().responses.create({
@@ -80,6 +81,41 @@ describe('mock-upstream: Responses API and token counts', () => {
       'response.output_item.done',
       'response.completed',
     ]);
+  });
+
+  it('keeps a Response for the key that made it: read, input listed, background run, cancel, delete', async () => {
+    const made = await openai().responses.create({ model: 'gpt-4o-mini', input: 'keep me' });
+    expect((await openai().responses.retrieve(made.id)).output_text).toBe('Echo: keep me');
+    const items = await openai().responses.inputItems.list(made.id);
+    expect(items.data).toMatchObject([
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'keep me' }] },
+    ]);
+    // Another key is another project: the Response is not there.
+    await expect(openai('sk-b').responses.retrieve(made.id)).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
+    // Only a background run can be cancelled.
+    await expect(openai().responses.cancel(made.id)).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+
+    const queued = await openai().responses.create({
+      model: 'gpt-4o-mini',
+      input: 'later',
+      background: true,
+    });
+    expect(queued).toMatchObject({ status: 'queued', background: true, output: [] });
+    expect((await openai().responses.cancel(queued.id)).status).toBe('cancelled');
+
+    const streamed = await openai()
+      .responses.stream({ model: 'gpt-4o-mini', input: 'streamed' })
+      .finalResponse();
+    expect((await openai().responses.retrieve(streamed.id)).status).toBe('completed');
+
+    await openai().responses.delete(made.id);
+    await expect(openai().responses.retrieve(made.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    const unstored = await openai().responses.create({ model: 'm', input: 'x', store: false });
+    await expect(openai().responses.retrieve(unstored.id)).rejects.toBeInstanceOf(
+      OpenAI.NotFoundError,
+    );
   });
 
   it('refuses the malformed requests OpenAI refuses with a 400, never a 500', async () => {

@@ -1,10 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionRequest, ChatMessage } from '@switchyard/contracts';
-import { answer, approximateTokens, pieces, promptText, type Answer } from './completion.js';
+import {
+  answer,
+  approximateTokens,
+  invalidFormat,
+  pieces,
+  promptText,
+  type Answer,
+} from './completion.js';
 
 // How the mock answers OpenAI's Responses API: the same answer as a chat completion of the
 // same conversation (it echoes the last user text, calls an offered function tool, quotes
-// the last function output), as a Response object or the documented event stream. What it
+// the last function output, answers JSON valid against `text.format`'s schema), as a Response object or the documented event stream. What it
 // does not model (stored responses, built-in tools) it accepts and echoes in the Response,
 // so a test sees the field arrived.
 
@@ -17,6 +24,10 @@ export interface ResponsesRequest {
   stream?: boolean;
   previous_response_id?: string;
   store?: boolean;
+  /** Run after the answer: it says `queued`, and a read of the stored response completes it. */
+  background?: boolean;
+  /** `format` shapes the answer: text, or JSON (`json_object`, `json_schema`). */
+  text?: { format?: unknown };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -58,6 +69,12 @@ export function invalidResponses(body: unknown): string | null {
         invalidParts(item.output, `input[${index}].output`);
       if (invalid) return invalid;
     }
+  if (request.text != null) {
+    if (typeof request.text !== 'object' || Array.isArray(request.text))
+      return wrongType('text', 'an object', request.text);
+    const invalid = invalidFormat(request.text.format, 'text.format', false);
+    if (invalid) return invalid;
+  }
   if (tools != null) {
     if (!Array.isArray(tools)) return wrongType('tools', 'an array', tools);
     const index = tools.findIndex((tool) => !isObject(tool) || typeof tool.type !== 'string');
@@ -108,13 +125,14 @@ function asChat(request: ResponsesRequest): ChatCompletionRequest {
     .filter((tool) => tool.type === 'function' && typeof tool.name === 'string')
     .map((tool) => ({
       type: 'function' as const,
-      function: { name: tool.name!, parameters: tool.parameters as Record<string, unknown> },
+      function: { name: tool.name!, parameters: tool.parameters },
     }));
   const choice = request.tool_choice as { type?: string; name?: string } | string | undefined;
   return {
     model: request.model,
     messages,
     ...(tools.length > 0 ? { tools } : {}),
+    ...(request.text?.format ? { response_format: request.text.format } : {}),
     ...(typeof choice === 'object' && choice?.name
       ? { tool_choice: { type: 'function', function: { name: choice.name } } }
       : {}),
@@ -150,6 +168,11 @@ function id(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
 }
 
+/** A new Response id, as OpenAI's look (`resp_…`). */
+export function responseIdOf(): string {
+  return id('resp');
+}
+
 function outputItem(result: Answer, itemId: string): Record<string, unknown> {
   if (result.kind === 'tool_call')
     return {
@@ -176,7 +199,7 @@ export function responseBody(
   request: ResponsesRequest,
   model: string,
   answered: ResponsesAnswer,
-  status: 'in_progress' | 'completed' = 'completed',
+  status: 'queued' | 'in_progress' | 'completed' = 'completed',
   output: Record<string, unknown>[] = [outputItem(answered.result, id('item'))],
   responseId = id('resp'),
 ): Record<string, unknown> {
@@ -193,8 +216,10 @@ export function responseBody(
     parallel_tool_calls: true,
     previous_response_id: request.previous_response_id ?? null,
     store: request.store ?? true,
+    background: request.background ?? false,
     tools: request.tools ?? [],
     tool_choice: request.tool_choice ?? 'auto',
+    text: request.text ?? { format: { type: 'text' } },
     usage:
       status === 'completed'
         ? {
@@ -213,11 +238,11 @@ export function responseEvents(
   request: ResponsesRequest,
   model: string,
   answered: ResponsesAnswer,
+  responseId = responseIdOf(),
 ): string[] {
   let sequence = 0;
   const event = (type: string, data: Record<string, unknown>): string =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`;
-  const responseId = id('resp');
   const itemId = id('item');
   const item = outputItem(answered.result, itemId);
   const started = responseBody(request, model, answered, 'in_progress', [], responseId);

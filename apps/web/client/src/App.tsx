@@ -2,9 +2,11 @@ import * as chat from './api/chat-api.js';
 import { client } from './api/client.js';
 import { type Me } from './api/types.js';
 import { ErrorNotice } from './components/ErrorNotice.js';
+import { HeaderBalance } from './components/HeaderBalance.js';
 import { AccountPage } from './pages/AccountPage.js';
 import { AuthPage } from './pages/AuthPage.js';
 import { ChatPage } from './pages/chat/ChatPage.js';
+import { CreditsPage } from './pages/CreditsPage.js';
 import { UsagePage } from './pages/UsagePage.js';
 import { AdminPage } from './pages/admin/AdminPage.js';
 import {
@@ -72,10 +74,13 @@ function ChatApp() {
       ? 'usage'
       : path === '/account'
         ? 'account'
-        : 'chat';
+        : path === '/credits'
+          ? 'credits'
+          : 'chat';
   const sections = [
     { path: '/', label: 'Chat' },
     { path: '/usage', label: 'Usage' },
+    { path: '/credits', label: 'Credits' },
     { path: '/account', label: 'Account' },
     ...(isAdmin ? [{ path: '/admin/overview', label: 'Admin' }] : []),
   ];
@@ -84,6 +89,7 @@ function ChatApp() {
   return (
     <div class={section === 'chat' ? 'shell shell-fixed' : 'shell'}>
       <TopBar brand="Switchyard chat" sections={sections} current={currentSection}>
+        <HeaderBalance />
         <span aria-label="Signed in as">{me.username}</span>
         <button type="button" class="secondary" onClick={() => void signOut()}>
           Sign out
@@ -92,6 +98,7 @@ function ChatApp() {
       {section === 'chat' && <ChatPage path={path} />}
       {section === 'usage' && <UsagePage />}
       {section === 'account' && <AccountPage />}
+      {section === 'credits' && <CreditsPage />}
       {section === 'admin' &&
         (isAdmin ? (
           <AdminPage path={path} />

@@ -110,7 +110,7 @@ export class ChatProxy implements OnApplicationShutdown {
       response = await this.agent.request({
         origin: this.origin,
         path: `${this.basePath}${path}`,
-        method: request.method as Dispatcher.HttpMethod,
+        method: request.method,
         headers: upstreamRequestHeaders(request.headers, {
           // The peer itself: the chain before it is the client's to claim.
           clientIp: request.socket.remoteAddress ?? request.ip,

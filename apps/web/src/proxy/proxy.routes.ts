@@ -10,12 +10,13 @@ const CHAT_AGENT_CARD = '/api/a2a/agent-card.json';
  * runs: the request stream is handed on untouched (any size, any content type).
  */
 export async function registerChatProxy(fastify: FastifyInstance, proxy: ChatProxy): Promise<void> {
-  await fastify.register(async (scope) => {
+  await fastify.register((scope, _options, done) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const forward = proxy.forward.bind(proxy);
     scope.all('/api', forward);
     scope.all('/api/*', forward);
     scope.get(AGENT_CARD, (request, reply) => proxy.forwardTo(CHAT_AGENT_CARD, request, reply));
+    done();
   });
 }

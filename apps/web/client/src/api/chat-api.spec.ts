@@ -100,7 +100,7 @@ describe('reading streamed and stored replies', () => {
 
 describe('the chat API over HTTP', () => {
   let server: Server;
-  let answer: (res: ServerResponse, body: string) => Promise<void>;
+  let answer: (res: ServerResponse, body: string) => void;
   let received: { url: string; body: string; accept: string | undefined }[];
 
   beforeAll(async () => {
@@ -109,7 +109,7 @@ describe('the chat API over HTTP', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         received.push({ url: req.url ?? '', body, accept: req.headers.accept });
-        void answer(res, body);
+        answer(res, body);
       });
     });
     server.listen(0, '127.0.0.1');
@@ -165,7 +165,7 @@ describe('the chat API over HTTP', () => {
       usage: { promptTokens: 0, completionTokens: 0 },
       createdAt: new Date(0).toISOString(),
     }));
-    answer = async (res) => {
+    answer = (res) => {
       const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
       const [page, size] = [Number(query.get('page')), Number(query.get('pageSize'))];
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -193,7 +193,7 @@ describe('the chat API over HTTP', () => {
       usage: { promptTokens: 0, completionTokens: 0 },
       createdAt: new Date(0).toISOString(),
     });
-    answer = async (res) => {
+    answer = (res) => {
       const query = new URL(received.at(-1)!.url, 'http://web').searchParams;
       const before = Number(query.get('before') ?? 131);
       const first = Math.max(1, before - Number(query.get('pageSize')));
@@ -214,7 +214,7 @@ describe('the chat API over HTTP', () => {
   });
 
   it('hands over deltas, images and the end of the reply in order', async () => {
-    answer = async (res) => {
+    answer = (res) => {
       sse(res);
       res.write('event: delta\ndata: {"content":"Here "}\n\n');
       res.write('event: delta\ndata: {"content":"it is"}\n\n');
@@ -240,7 +240,7 @@ describe('the chat API over HTTP', () => {
   });
 
   it('reports an error event with the provider address', async () => {
-    answer = async (res) => {
+    answer = (res) => {
       sse(res);
       res.write('event: delta\ndata: {"content":"Hel"}\n\n');
       res.end(
@@ -254,7 +254,7 @@ describe('the chat API over HTTP', () => {
   });
 
   it('reports a refusal before the stream with its code', async () => {
-    answer = async (res) => {
+    answer = (res) => {
       res.writeHead(403, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'model_not_permitted', message: 'Not for you' } }));
     };
@@ -264,7 +264,7 @@ describe('the chat API over HTTP', () => {
   });
 
   it('says so when the stream ends without its done event', async () => {
-    answer = async (res) => {
+    answer = (res) => {
       sse(res);
       res.end('event: delta\ndata: {"content":"half"}\n\n');
     };
@@ -273,7 +273,7 @@ describe('the chat API over HTTP', () => {
   });
 
   it('explains a 502 without a JSON body as the chat service being down', async () => {
-    answer = async (res) => {
+    answer = (res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
       res.end('<h1>502</h1>');
     };

@@ -16,7 +16,23 @@ import {
   type ChatModel,
   type ChatUser,
   type ChatUserChanges,
+  type CodeBatch,
   type Conversation,
+  type CreatedCodes,
+  type CreditEntry,
+  type CreditKind,
+  type CreditOverview,
+  type CreditSpend,
+  type NewPlan,
+  type Plan,
+  type PlanChanges,
+  type Subscription,
+  type Adjustment,
+  type ChatSettings,
+  type Invite,
+  type ChatSettingsChanges,
+  type Ledger,
+  type NewCodes,
   type Edition,
   type McpServerChoice,
   type Me,
@@ -129,10 +145,15 @@ export async function login(username: string, password: string): Promise<string>
   return session.token;
 }
 
-export async function register(username: string, password: string, email?: string): Promise<void> {
+export async function register(
+  username: string,
+  password: string,
+  email?: string,
+  invite?: string,
+): Promise<void> {
   await client.call(
     client.api.POST('/api/auth/register', {
-      body: { username, password, ...(email ? { email } : {}) },
+      body: { username, password, ...(email ? { email } : {}), ...(invite ? { invite } : {}) },
     }),
   );
 }
@@ -382,6 +403,10 @@ export const usageDaily = (days: number): Promise<UsagePeriod> =>
 export const adminUsage = (days: number): Promise<AdminUsage> =>
   client.call(client.api.GET('/api/admin/usage', { params: { query: { days } } }));
 
+/** Credits granted and spent on each of the last `days` UTC days, and spent per model. */
+export const adminCreditOverview = (days: number): Promise<CreditOverview> =>
+  client.call(client.api.GET('/api/admin/credits/overview', { params: { query: { days } } }));
+
 // A2A keys (docs/tools.md, A2A).
 
 export const listA2aKeys = (): Promise<Page<A2aKey>> =>
@@ -460,3 +485,92 @@ export const edition = (): Promise<Edition> => client.call(client.api.GET('/api/
 
 export const activateLicense = (license: string): Promise<Edition> =>
   client.call(client.api.POST('/api/admin/edition/activate', { body: { license } }));
+
+// Credits (docs/credits.md).
+
+export const balance = async (): Promise<number> =>
+  (await client.call(client.api.GET('/api/credits'))).balance;
+
+export const ledger = (page: number, pageSize: number, kind?: CreditKind): Promise<Ledger> =>
+  client.call(
+    client.api.GET('/api/credits/ledger', {
+      params: { query: { page, pageSize, ...(kind ? { kind } : {}) } },
+    }),
+  );
+
+/** The user's invite link (docs/credits.md, "Invitations"). */
+export const invite = (): Promise<Invite> => client.call(client.api.GET('/api/credits/invite'));
+
+export const redeem = (code: string): Promise<{ credits: number; balance: number }> =>
+  client.call(client.api.POST('/api/credits/redeem', { body: { code } }));
+
+export const userLedger = (
+  user: number,
+  page: number,
+  pageSize: number,
+  kind?: CreditKind,
+): Promise<Ledger> =>
+  client.call(
+    client.api.GET('/api/admin/users/{id}/credits', {
+      params: { path: { id: user }, query: { page, pageSize, ...(kind ? { kind } : {}) } },
+    }),
+  );
+
+export const adjustCredits = (user: number, adjustment: Adjustment): Promise<CreditEntry> =>
+  client.call(
+    client.api.POST('/api/admin/users/{id}/credits', {
+      params: { path: { id: user } },
+      body: adjustment,
+    }),
+  );
+
+export const listCodeBatches = (page: number, pageSize: number): Promise<Page<CodeBatch>> =>
+  client.call(client.api.GET('/api/admin/credit-codes', { params: { query: { page, pageSize } } }));
+
+export const createCodes = (batch: NewCodes): Promise<CreatedCodes> =>
+  client.call(client.api.POST('/api/admin/credit-codes', { body: batch }));
+
+// Plans (docs/credits.md, "Plans").
+
+export const listPlans = (): Promise<{ items: Plan[]; total: number }> =>
+  client.call(client.api.GET('/api/admin/credit-plans'));
+
+export const createPlan = (plan: NewPlan): Promise<Plan> =>
+  client.call(client.api.POST('/api/admin/credit-plans', { body: plan }));
+
+export const updatePlan = (id: number, changes: PlanChanges): Promise<Plan> =>
+  client.call(
+    client.api.PATCH('/api/admin/credit-plans/{id}', { params: { path: { id } }, body: changes }),
+  );
+
+export const userPlan = (user: number): Promise<Subscription> =>
+  client.call(
+    client.api.GET('/api/admin/users/{id}/credit-plan', { params: { path: { id: user } } }),
+  );
+
+/** Puts the user on the plan (topped up at once for this period), or off any (`null`). */
+export const assignPlan = (user: number, planId: number | null): Promise<Subscription> =>
+  client.call(
+    client.api.PUT('/api/admin/users/{id}/credit-plan', {
+      params: { path: { id: user } },
+      body: { planId },
+    }),
+  );
+
+/** The user's own credits spent per model over the last `days` UTC days. */
+export const creditSpend = (days: number): Promise<CreditSpend> =>
+  client.call(client.api.GET('/api/credits/spend', { params: { query: { days } } }));
+
+// Chat settings (docs/credits.md, "Settings").
+
+export const chatSettings = (): Promise<ChatSettings> =>
+  client.call(client.api.GET('/api/admin/chat-settings'));
+
+export const saveChatSettings = (changes: ChatSettingsChanges): Promise<ChatSettings> =>
+  client.call(client.api.PUT('/api/admin/chat-settings', { body: changes }));
+
+/** Tells the header's balance that a reply, a redemption or an adjustment changed it. */
+export const CREDITS_CHANGED = 'switchyard:credits-changed';
+export const creditsChanged = (): void => {
+  window.dispatchEvent(new Event(CREDITS_CHANGED));
+};

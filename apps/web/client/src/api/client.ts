@@ -47,6 +47,18 @@ const vocabulary: Vocabulary = {
       title: 'The reply stopped before it was complete.',
       hint: 'Send the message again.',
     },
+    insufficient_credits: {
+      title: 'You do not have enough credits for this message.',
+      hint: 'Redeem a code on the Credits page, pick a cheaper or free model, or ask an administrator.',
+    },
+    code_not_redeemable: {
+      title: 'This code does not work.',
+      hint: 'Check it for typos; a code works once and may have expired.',
+    },
+    balance_below_zero: {
+      title: 'That would take the balance below zero.',
+      hint: 'Tick “Allow a negative balance” to do it anyway.',
+    },
     invalid_credentials: { title: 'Wrong username or password.' },
     unauthenticated: { title: 'Your session has ended.', hint: 'Please sign in again.' },
     user_disabled: {

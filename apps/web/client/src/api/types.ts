@@ -21,6 +21,10 @@ export interface ChatModel {
   contextTokens?: number | null;
   /** The model reads images: the composer offers to attach them. */
   vision?: boolean;
+  /** The price in credits (docs/credits.md, "Prices"); all zero: free. */
+  creditsPerCall?: number;
+  creditsPer1kInput?: number;
+  creditsPer1kOutput?: number;
   /** Added here from a custom assistant's link. */
   custom?: boolean;
 }
@@ -95,3 +99,32 @@ export type UsagePeriod = Schemas['UsageDaysResponse'];
 export type ModelUsage = Schemas['UsageModelResponse'];
 export type AdminUsageDay = Schemas['AdminUsageDayResponse'];
 export type AdminUsage = Schemas['AdminUsageResponse'];
+
+// Chat credits (docs/credits.md).
+export type CreditEntry = Schemas['CreditEntryResponse'];
+export type CreditKind = CreditEntry['kind'];
+export const CREDIT_KINDS: readonly CreditKind[] = [
+  'grant',
+  'spend',
+  'refund',
+  'redeem',
+  'invite',
+  'plan',
+  'adjust',
+];
+export type Ledger = Schemas['LedgerPageResponse'];
+export type CodeBatch = Schemas['CodeBatchResponse'];
+export type NewCodes = Schemas['CreateCodesDto'];
+export type CreatedCodes = Schemas['CreatedCodesResponse'];
+export type Adjustment = Schemas['AdjustCreditsDto'];
+export type CreditDay = Schemas['CreditDayResponse'];
+export type CreditModelSpend = Schemas['CreditModelSpendResponse'];
+export type CreditOverview = Schemas['CreditOverviewResponse'];
+export type CreditSpend = Schemas['CreditSpendResponse'];
+export type Plan = Schemas['PlanResponse'];
+export type NewPlan = Schemas['CreatePlanDto'];
+export type PlanChanges = Schemas['UpdatePlanDto'];
+export type Subscription = Schemas['SubscriptionResponse'];
+export type ChatSettings = Schemas['ChatSettingsResponse'];
+export type Invite = Schemas['InviteResponse'];
+export type ChatSettingsChanges = Schemas['UpdateChatSettingsDto'];

@@ -1,4 +1,5 @@
 import { asProblem } from '@switchyard/ui';
+import { Link } from '@switchyard/ui';
 import { client } from '../api/client.js';
 
 /** A failure, said plainly, with what to do about it. Announced to screen readers. */
@@ -6,6 +7,7 @@ export function ErrorNotice(props: { error: unknown; onDismiss?: () => void }) {
   if (props.error === null || props.error === undefined) return null;
   const problem = asProblem(props.error);
   const explanation = client.explain(problem);
+  const shortfall = problem.code === 'insufficient_credits';
   return (
     <div class="notice notice-error" role="alert">
       <p class="notice-title">{explanation.title}</p>
@@ -14,7 +16,21 @@ export function ErrorNotice(props: { error: unknown; onDismiss?: () => void }) {
           Provider address: <code>{explanation.address}</code>
         </p>
       )}
-      {explanation.hint && <p>{explanation.hint}</p>}
+      {shortfall && problem.details && (
+        <>
+          <p class="credit-shortfall">
+            Your balance: <strong>{problem.details['balance']}</strong> credits. This message may
+            cost up to <strong>{problem.details['price']}</strong> credits; what it does not use is
+            returned.
+          </p>
+          {/* The hint's advice with the redeem link in it, said once (not hint and link). */}
+          <p>
+            <Link href="/credits">Redeem a code</Link>, pick a cheaper or free model, or ask an
+            administrator.
+          </p>
+        </>
+      )}
+      {explanation.hint && !(shortfall && problem.details) && <p>{explanation.hint}</p>}
       {explanation.fields && (
         <ul>
           {explanation.fields.map((field) => (
@@ -22,7 +38,7 @@ export function ErrorNotice(props: { error: unknown; onDismiss?: () => void }) {
           ))}
         </ul>
       )}
-      {explanation.detail && !explanation.fields && (
+      {explanation.detail && !explanation.fields && !problem.details && (
         <p class="notice-detail">
           Details: {explanation.detail} <span class="code">({problem.code})</span>
         </p>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../api/chat-api.js';
 import { type ChatModel, type Preferences, type Purpose } from '../api/types.js';
+import { priceLabel } from './credit-price.js';
 import { ErrorNotice } from './ErrorNotice.js';
 
 const GROUPS: { purpose: Purpose; label: string }[] = [
@@ -55,7 +56,7 @@ export function ModelPicker(props: {
                 {models.map((model) => (
                   <option key={String(model.id)} value={model.name}>
                     {model.name}
-                    {model.custom ? ' (custom assistant)' : ''}
+                    {model.custom ? ' (custom assistant)' : ` — ${priceLabel(model)}`}
                   </option>
                 ))}
               </optgroup>

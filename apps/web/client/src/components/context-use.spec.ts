@@ -1,8 +1,11 @@
 import { contextUse, nearLimit } from './context-use.js';
 import { type ShownMessage } from './MessageView.js';
 
-const message = (role: 'user' | 'assistant', content: string, extra: Partial<ShownMessage> = {}) =>
-  ({ key: content, role, content, images: [], ...extra }) as ShownMessage;
+const message = (
+  role: 'user' | 'assistant',
+  content: string,
+  extra: Partial<ShownMessage> = {},
+) => ({ key: content, role, content, images: [], ...extra });
 
 describe('contextUse', () => {
   it('is unknown while the model has no context size', () => {

@@ -9,6 +9,8 @@ export function AuthPage(props: { mode: 'login' | 'register'; onSignedIn: () => 
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [email, setEmail] = useState('');
+  // An invite link is /register?invite=CODE (docs/credits.md, "Invitations").
+  const [invite] = useState(() => new URLSearchParams(window.location.search).get('invite') ?? '');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
 
@@ -17,7 +19,9 @@ export function AuthPage(props: { mode: 'login' | 'register'; onSignedIn: () => 
     setBusy(true);
     setError(null);
     try {
-      if (registering) await chat.register(username, password, email.trim() || undefined);
+      if (registering) {
+        await chat.register(username, password, email.trim() || undefined, invite || undefined);
+      }
       client.session.save(await chat.login(username, password));
       await props.onSignedIn();
     } catch (failure) {
@@ -31,6 +35,9 @@ export function AuthPage(props: { mode: 'login' | 'register'; onSignedIn: () => 
     <main id="main" class="centered">
       <form class="card auth" onSubmit={(event) => void submit(event)} aria-busy={busy}>
         <h1>{registering ? 'Create an account' : 'Sign in'}</h1>
+        {registering && invite && (
+          <p class="help">You were invited: you both get credits after your first reply.</p>
+        )}
         <ErrorNotice error={error} />
         <label>
           Username

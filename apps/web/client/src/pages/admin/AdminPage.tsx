@@ -1,8 +1,11 @@
 import { SectionLayout } from '@switchyard/ui';
 import { ApiKeysPage } from './ApiKeysPage.js';
+import { CodesPage } from './CodesPage.js';
 import { EditionPage } from './EditionPage.js';
 import { ModelsPage } from './ModelsPage.js';
 import { OverviewPage } from './OverviewPage.js';
+import { PlansPage } from './PlansPage.js';
+import { SettingsPage } from './SettingsPage.js';
 import { UsersPage } from './UsersPage.js';
 
 const SECTIONS = [
@@ -10,6 +13,9 @@ const SECTIONS = [
   { path: '/admin/api-keys', label: 'API keys' },
   { path: '/admin/models', label: 'Models' },
   { path: '/admin/users', label: 'Users' },
+  { path: '/admin/plans', label: 'Plans' },
+  { path: '/admin/codes', label: 'Codes' },
+  { path: '/admin/settings', label: 'Settings' },
   { path: '/admin/edition', label: 'Edition' },
 ];
 
@@ -21,6 +27,9 @@ export function AdminPage(props: { path: string }) {
       {current?.path === '/admin/api-keys' && <ApiKeysPage />}
       {current?.path === '/admin/models' && <ModelsPage />}
       {current?.path === '/admin/users' && <UsersPage />}
+      {current?.path === '/admin/plans' && <PlansPage />}
+      {current?.path === '/admin/codes' && <CodesPage />}
+      {current?.path === '/admin/settings' && <SettingsPage />}
       {current?.path === '/admin/edition' && <EditionPage />}
     </SectionLayout>
   );

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
 import { type AdminModel, type Purpose } from '../../api/types.js';
+import { priceLabel } from '../../components/credit-price.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
 import { PLATFORM_LABELS, PURPOSE_LABELS, PurposeField } from '../../components/PurposeField.js';
 import {
@@ -9,6 +10,8 @@ import {
   FormActions,
   RowButton,
   Switch,
+  TextField,
+  fieldErrors,
   useAction,
   useLoad,
   useToast,
@@ -26,6 +29,7 @@ export function ModelsPage() {
     { key: 'name', header: 'Name', render: (model) => <code>{model.name}</code> },
     { key: 'platform', header: 'Platform', render: (model) => PLATFORM_LABELS[model.platform] },
     { key: 'purpose', header: 'Purpose', render: (model) => PURPOSE_LABELS[model.purpose] },
+    { key: 'price', header: 'Price (credits)', render: (model) => priceLabel(model) },
     { key: 'vision', header: 'Images', render: (model) => (model.vision ? 'Reads images' : 'No') },
     {
       key: 'open',
@@ -120,13 +124,19 @@ function ModelForm(props: {
   const [context, setContext] = useState(
     existing?.contextTokens == null ? '' : String(existing.contextTokens),
   );
+  const [perCall, setPerCall] = useState(String(existing?.creditsPerCall ?? 0));
+  const [perInput, setPerInput] = useState(String(existing?.creditsPer1kInput ?? 0));
+  const [perOutput, setPerOutput] = useState(String(existing?.creditsPer1kOutput ?? 0));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const fields = fieldErrors(error);
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
+    // Empty means 0; anything else goes as typed, so the API names a bad value.
+    const credits = (value: string) => (value.trim() === '' ? 0 : Number(value));
     const input = {
       platform: 'openai' as const,
       name: name.trim(),
@@ -136,6 +146,9 @@ function ModelForm(props: {
       // Empty: the size is unknown, and the chat does not warn.
       contextTokens: context.trim() === '' ? null : Number(context),
       vision,
+      creditsPerCall: credits(perCall),
+      creditsPer1kInput: credits(perInput),
+      creditsPer1kOutput: credits(perOutput),
     };
     try {
       if (existing) await chat.updateModel(existing.id, input);
@@ -204,6 +217,37 @@ function ModelForm(props: {
       <p id="model-context-help" class="help">
         Users are warned as a conversation nears it. Empty: unknown, no warning.
       </p>
+      <fieldset>
+        <legend>Price in credits</legend>
+        <p class="help">
+          Whole credits, 0 to 1,000,000. All three 0: the model is free. Drawing and music models
+          are usually priced per call, chat models per thousand tokens.
+        </p>
+        <TextField
+          label="Per call"
+          type="number"
+          min={0}
+          value={perCall}
+          onInput={setPerCall}
+          error={fields['creditsPerCall']}
+        />
+        <TextField
+          label="Per 1,000 input tokens"
+          type="number"
+          min={0}
+          value={perInput}
+          onInput={setPerInput}
+          error={fields['creditsPer1kInput']}
+        />
+        <TextField
+          label="Per 1,000 output tokens"
+          type="number"
+          min={0}
+          value={perOutput}
+          onInput={setPerOutput}
+          error={fields['creditsPer1kOutput']}
+        />
+      </fieldset>
       <Switch checked={vision} label="Reads images" onChange={setVision} />
       <p class="help">
         On: users may attach PNG, JPEG, WebP or GIF images to their messages to this model.

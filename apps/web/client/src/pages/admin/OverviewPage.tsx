@@ -4,6 +4,7 @@ import * as chat from '../../api/chat-api.js';
 import { type AdminUsageDay } from '../../api/types.js';
 import { DetailsView } from '../../components/DetailsView.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { CreditOverview } from './CreditOverview.js';
 import {
   DailyCharts,
   ModelUsageTable,
@@ -62,6 +63,7 @@ export function OverviewPage() {
           days={days}
         />
       </section>
+      <CreditOverview days={days} />
     </section>
   );
 }

@@ -1,13 +1,17 @@
 import { useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
-import { type AdminModel, type ChatUser } from '../../api/types.js';
+import { type AdminModel, type ChatUser, type Plan } from '../../api/types.js';
 import { ErrorNotice } from '../../components/ErrorNotice.js';
+import { LedgerView } from '../../components/LedgerView.js';
 import { count } from '../../components/UsageView.js';
 import {
   DataTable,
   FormActions,
   Pager,
+  SelectField,
   Switch,
+  TextField,
+  fieldErrors,
   useAction,
   useLoad,
   useToast,
@@ -23,6 +27,8 @@ export function UsersPage() {
   const users = useLoad(() => chat.listUsers(query, page, PAGE_SIZE), [query, page]);
   const models = useLoad(chat.listAdminModels, []);
   const [editing, setEditing] = useState<ChatUser | null>(null);
+  const [crediting, setCrediting] = useState<ChatUser | null>(null);
+  const [planning, setPlanning] = useState<ChatUser | null>(null);
   const notify = useToast();
   const { act, error } = useAction(users.reload);
 
@@ -44,6 +50,7 @@ export function UsersPage() {
     },
     { key: 'requests', header: 'Requests', render: (user) => count(user.usage.requests) },
     { key: 'tokens', header: 'Tokens', render: (user) => count(user.usage.totalTokens) },
+    { key: 'credits', header: 'Credits', render: (user) => count(user.credits) },
     {
       key: 'disabled',
       header: 'Disabled',
@@ -64,6 +71,28 @@ export function UsersPage() {
         <div class="row-actions">
           <button type="button" class="link-button" onClick={() => setEditing(user)}>
             Permissions<span class="visually-hidden"> of {user.username}</span>
+          </button>
+          <button
+            type="button"
+            class="link-button"
+            onClick={() => {
+              setEditing(null);
+              setPlanning(null);
+              setCrediting(user);
+            }}
+          >
+            Credits<span class="visually-hidden"> of {user.username}</span>
+          </button>
+          <button
+            type="button"
+            class="link-button"
+            onClick={() => {
+              setEditing(null);
+              setCrediting(null);
+              setPlanning(user);
+            }}
+          >
+            Plan<span class="visually-hidden"> of {user.username}</span>
           </button>
         </div>
       ),
@@ -102,6 +131,28 @@ export function UsersPage() {
             setEditing(null);
             await users.reload();
             notify(`Model permissions of ${editing.username} saved.`);
+          }}
+        />
+      )}
+      {crediting && (
+        <CreditsPanel
+          user={crediting}
+          onClose={() => setCrediting(null)}
+          onAdjusted={async (message) => {
+            await users.reload();
+            notify(message);
+          }}
+        />
+      )}
+      {planning && (
+        <PlanPanel
+          key={planning.id}
+          user={planning}
+          onClose={() => setPlanning(null)}
+          onSaved={async (message) => {
+            setPlanning(null);
+            await users.reload();
+            notify(message);
           }}
         />
       )}
@@ -192,6 +243,165 @@ function PermissionsForm(props: {
         <input value={others} onInput={(event) => setOthers(event.currentTarget.value)} />
       </label>
       <FormActions submit="Save permissions" busy={busy} onCancel={props.onCancel} />
+    </form>
+  );
+}
+
+/** A user's balance: an adjustment with its reason, and their whole ledger. */
+function CreditsPanel(props: {
+  user: ChatUser;
+  onClose: () => void;
+  onAdjusted: (message: string) => Promise<void>;
+}) {
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [force, setForce] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
+  const fields = fieldErrors(error);
+  const { user } = props;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const entry = await chat.adjustCredits(user.id, {
+        amount: Number(amount),
+        reason: reason.trim(),
+        ...(force ? { force } : {}),
+      });
+      setAmount('');
+      setReason('');
+      setForce(false);
+      setVersion((v) => v + 1);
+      await props.onAdjusted(
+        `${user.username}: ${entry.amount > 0 ? '+' : ''}${entry.amount} credits, balance ${entry.balanceAfter}.`,
+      );
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div class="card editor">
+      <h2>Credits of {user.username}</h2>
+      <form
+        class="editor"
+        onSubmit={(event) => void submit(event)}
+        aria-label={`Adjust the credits of ${user.username}`}
+      >
+        <ErrorNotice error={error} />
+        <TextField
+          label="Credits to add (negative to take away)"
+          type="number"
+          required
+          value={amount}
+          onInput={setAmount}
+          error={fields['amount']}
+        />
+        <TextField
+          label="Reason"
+          required
+          value={reason}
+          onInput={setReason}
+          error={fields['reason']}
+          hint="Shown in the user’s credit history."
+        />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={force}
+            onChange={(event) => setForce(event.currentTarget.checked)}
+          />
+          Allow a negative balance
+        </label>
+        <FormActions submit="Adjust" busy={busy} onCancel={props.onClose} />
+      </form>
+      <LedgerView
+        caption={`Credit history of ${user.username}`}
+        load={(page, pageSize, kind) => chat.userLedger(user.id, page, pageSize, kind)}
+        version={version}
+      />
+    </div>
+  );
+}
+
+/** The user's plan (docs/credits.md, "Plans"): put them on one, or take it away. */
+function PlanPanel(props: {
+  user: ChatUser;
+  onClose: () => void;
+  onSaved: (message: string) => Promise<void>;
+}) {
+  const { user } = props;
+  const current = useLoad(() => chat.userPlan(user.id), [user.id]);
+  const plans = useLoad(chat.listPlans, []);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const fields = fieldErrors(error);
+  const currentId = current.data?.plan ? String(current.data.plan.id) : '';
+  const value = chosen ?? currentId;
+  // Disabled plans take no new users; the user's own stays listed so the form shows it.
+  const options = [
+    { value: '', label: 'No plan' },
+    ...(plans.data?.items ?? [])
+      .filter((plan: Plan) => !plan.disabled || String(plan.id) === currentId)
+      .map((plan: Plan) => ({
+        value: String(plan.id),
+        label: `${plan.name}: ${plan.credits} credits a ${plan.period}${plan.disabled ? ' (disabled)' : ''}`,
+      })),
+  ];
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const saved = await chat.assignPlan(user.id, value === '' ? null : Number(value));
+      await props.onSaved(
+        saved.plan
+          ? `${user.username} is on the plan ${saved.plan.name}; balance ${saved.balance}.`
+          : `${user.username} has no plan now.`,
+      );
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      class="card editor"
+      onSubmit={(event) => void submit(event)}
+      aria-label={`Plan of ${user.username}`}
+      aria-busy={current.loading || plans.loading}
+    >
+      <h2>Plan of {user.username}</h2>
+      <ErrorNotice error={error ?? current.error ?? plans.error} />
+      {current.data && (
+        <p>
+          {current.data.plan
+            ? `On ${current.data.plan.name}; next top-up ${new Date(current.data.nextTopUpAt ?? '').toLocaleString()}.`
+            : 'No plan.'}
+        </p>
+      )}
+      <SelectField
+        label="Plan"
+        value={value}
+        options={options}
+        onChange={setChosen}
+        error={fields['planId']}
+      />
+      <p class="hint">
+        A new plan adds its credits for the current period at once. Taking a plan away keeps the
+        credits it added.
+      </p>
+      <FormActions submit="Save plan" busy={busy} onCancel={props.onClose} />
     </form>
   );
 }

@@ -52,7 +52,10 @@ export function ChatPage(props: { path: string }) {
   // Opening another conversation stops a reply still streaming into the one left.
   const paging = useMessagePaging(activeId, () => reply.stop());
   const { messages } = paging;
-  const reply = useReplyStream(paging, choice);
+  const reply = useReplyStream(paging, choice, (problem, content) => {
+    setError(problem);
+    setDraft(content);
+  });
   const images = useAttachments(model, choice.chosen, setError);
 
   const send = async () => {

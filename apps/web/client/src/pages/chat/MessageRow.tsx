@@ -4,10 +4,10 @@ import { MessageView, type ShownMessage } from '../../components/MessageView.js'
 
 /** What a message's buttons do, one object for the page's whole life (see ChatPage). */
 export interface RowActions {
-  edit(index: number): void;
-  cancelEdit(): void;
-  resend(index: number, content: string): void;
-  regenerate(index: number): void;
+  edit: (index: number) => void;
+  cancelEdit: () => void;
+  resend: (index: number, content: string) => void;
+  regenerate: (index: number) => void;
 }
 
 /** One message and what can be done with it; memoised, so a streamed chunk redraws only

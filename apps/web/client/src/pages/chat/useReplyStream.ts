@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import * as chat from '../../api/chat-api.js';
+import { type Problem } from '@switchyard/ui/client';
 import { type Attachment, type ChatModel } from '../../api/types.js';
 import { type ShownMessage } from '../../components/MessageView.js';
 import { nextKey } from './keys.js';
@@ -12,6 +13,8 @@ import { type useMessagePaging } from './useMessagePaging.js';
 export function useReplyStream(
   paging: ReturnType<typeof useMessagePaging>,
   choice: { model: string; models: ChatModel[] },
+  /** A question refused before anything was saved (too few credits): it leaves the page. */
+  refused: (problem: Problem, content: string) => void,
 ) {
   const [streaming, setStreaming] = useState(false);
   const controller = useRef<AbortController | null>(null);
@@ -29,10 +32,11 @@ export function useReplyStream(
       pending: true,
       ...(purpose === 'drawing' ? { prompt: content } : {}),
     };
+    const questionKey = nextKey();
     paging.setMessages((all) => [
       ...all,
       {
-        key: nextKey(),
+        key: questionKey,
         role: 'user',
         content,
         images: [],
@@ -64,13 +68,23 @@ export function useReplyStream(
             ...(messageId !== undefined ? { id: messageId } : {}),
             ...(usage ? { usage } : {}),
           })),
-        error: (problem) => update((m) => ({ ...m, pending: false, error: problem })),
+        error: (problem) => {
+          if (problem.code === 'insufficient_credits') {
+            paging.setMessages((all) =>
+              all.filter((m) => m.key !== reply.key && m.key !== questionKey),
+            );
+            refused(problem, content);
+            return;
+          }
+          update((m) => ({ ...m, pending: false, error: problem }));
+        },
       },
       sending.signal,
     );
     if (sending.signal.aborted) update((m) => ({ ...m, pending: false, stopped: true }));
     controller.current = null;
     setStreaming(false);
+    chat.creditsChanged();
     await paging.learnIds(conversationId);
   };
 

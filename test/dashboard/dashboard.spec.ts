@@ -283,6 +283,96 @@ describe('gateway dashboard in a browser', () => {
       await checkPage(page, '09-overview');
     });
 
+    it('puts the token in a team on Tokens, filters Usage and the Overview by team, and warns of budgets past their alert threshold', async () => {
+      // Teams are made through the API: their own pages are test/dashboard/teams.spec.ts's.
+      const api = async (method: string, path: string, body?: unknown, token?: string) => {
+        const response = await fetch(`${stack.edge.url}${path}`, {
+          method,
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        expect(response.status).toBeLessThan(300);
+        return (await response.json()) as Record<string, unknown>;
+      };
+      const session = (
+        await api('POST', '/api/auth/login', { username: owner.username, password: ownerPassword })
+      ).token as string;
+      const paying = await api('POST', '/api/teams', { name: uniqueName('paying') }, session);
+      const idle = await api('POST', '/api/teams', { name: uniqueName('idle') }, session);
+
+      await visit(page, 'Tokens', 'Tokens');
+      await page.getByRole('button', { name: `Edit ${tokenName}`, exact: true }).click();
+      const form = page.getByRole('dialog', { name: `Edit ${tokenName}` });
+      await form.getByLabel('Team that pays').selectOption({ label: paying.name as string });
+      await checkPage(page, '09a-token-team');
+      await form.getByRole('button', { name: 'Save token' }).click();
+      await page.getByText(`${tokenName} saved.`).waitFor();
+      const [token] = await query<{ teamId: number | null }>(
+        stack.databaseUrl,
+        `SELECT "teamId" FROM "Token" WHERE name = $1`,
+        [tokenName],
+      );
+      expect(token?.teamId).toBe(paying.id);
+
+      await stack.client(tokenValue).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'paid by a team' }],
+      });
+      await visit(page, 'Usage', 'Usage');
+      const usageTeam = page.getByLabel('Team', { exact: true });
+      await usageTeam.selectOption({ label: idle.name as string });
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('No requests match.').waitFor();
+      await usageTeam.selectOption({ label: paying.name as string });
+      const paid = page.getByRole('row', { name: new RegExp(`${tokenName}.*gpt-4o-mini`) });
+      await waitFor(
+        async () => {
+          if ((await paid.count()) > 0) return true;
+          await page.getByRole('button', { name: 'Filter' }).click();
+          return undefined;
+        },
+        { what: 'the team-paid request in the usage log' },
+      );
+      // Only the request made since the token joined the team was paid by it.
+      expect(await page.getByRole('table', { name: /Requests \(1\)/ }).count()).toBe(1);
+      await checkPage(page, '09b-usage-by-team');
+
+      // The team's budget past its 50% alert threshold, spent as metering would record it.
+      await api(
+        'PUT',
+        '/api/budgets',
+        { level: 'team', teamId: paying.id, amount: 10_000_000, period: 'none', softPercent: 50 },
+        session,
+      );
+      await query(
+        stack.databaseUrl,
+        `INSERT INTO "BudgetSpend" (subject, "periodStart", spent, "updatedAt")
+         VALUES ($1, '1970-01-01T00:00:00Z', 6000000, now())
+         ON CONFLICT (subject, "periodStart") DO UPDATE SET spent = 6000000`,
+        [`team:${paying.id as number}`],
+      );
+      await visit(page, 'Overview', 'Overview');
+      const notice = page.getByRole('region', { name: 'Budgets needing attention' });
+      await notice.waitFor();
+      expect(await notice.innerText()).toContain(paying.name as string);
+      expect(await notice.innerText()).toContain('Past 50%');
+
+      const spenders = page.getByRole('table', { name: 'Tokens by cost in the period' });
+      await page.getByLabel('Team', { exact: true }).selectOption({ label: idle.name as string });
+      await spenders.getByText('No token has spent anything in this period.').waitFor();
+      await page.getByLabel('Team', { exact: true }).selectOption({ label: paying.name as string });
+      await spenders.getByRole('row', { name: new RegExp(tokenName) }).waitFor();
+      await checkPage(page, '09c-overview-by-team');
+
+      await notice.getByRole('link', { name: 'See every budget' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Budgets' }).waitFor();
+      // The next test watches the Overview's channel health live.
+      await visit(page, 'Overview', 'Overview');
+    });
+
     it('shows a banned key as automatically disabled, with the reason, on Channels and live on the Overview', async () => {
       await stack.mockAccount(bannedKey, { banned: true });
       const client = stack.client(tokenValue);

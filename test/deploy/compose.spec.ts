@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { APP_ENVIRONMENTS, loadEnvironment, type AppName, type BaseEnv } from '@switchyard/config';
+import { APP_ENVIRONMENTS, loadEnvironment, type BaseEnv } from '@switchyard/config';
 import { suiteServices } from '@switchyard/launcher';
 import { deployDirectory } from './deploy-files.js';
 
@@ -81,7 +81,7 @@ describe.each(launcherServices)('$name', (service) => {
   });
 
   it('sets only variables the app reads, with values it accepts', () => {
-    const schema: new () => BaseEnv = APP_ENVIRONMENTS[service.name as AppName];
+    const schema: new () => BaseEnv = APP_ENVIRONMENTS[service.name];
     const environment = environmentOf(service.name);
     const readable = Object.keys(new schema());
     expect(Object.keys(environment).filter((name) => !readable.includes(name))).toEqual([]);

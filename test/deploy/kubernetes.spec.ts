@@ -52,7 +52,10 @@ function kustomize(directory: string): KubeObject[] {
     .filter((object): object is KubeObject => object !== null);
 }
 
-/** The production overlay with both optional components, as an operator would combine them. */
+const COMPONENTS = ['keda', 'service-monitor', 'prometheus-rule', 'pgbouncer', 'read-replica'];
+const WITH_COMPONENTS = `overlays/production + ${COMPONENTS.map((c) => `components/${c}`).join(' + ')}`;
+
+/** The production overlay with every optional component, as an operator would combine them. */
 function productionWithComponents(): KubeObject[] {
   const directory = mkdtempSync(path.join(os.tmpdir(), 'switchyard-kustomize-'));
   try {
@@ -64,7 +67,7 @@ function productionWithComponents(): KubeObject[] {
         'apiVersion: kustomize.config.k8s.io/v1beta1',
         'kind: Kustomization',
         `resources: [${relative('overlays/production')}]`,
-        `components: [${relative('components/keda')}, ${relative('components/service-monitor')}]`,
+        `components: [${COMPONENTS.map((c) => relative(`components/${c}`)).join(', ')}]`,
       ].join('\n'),
     );
     return kustomize(directory);
@@ -77,12 +80,11 @@ const renderings: Record<string, KubeObject[]> = {
   base: kustomize(path.join(k8s, 'base')),
   'overlays/local': kustomize(path.join(k8s, 'overlays/local')),
   'overlays/production': kustomize(path.join(k8s, 'overlays/production')),
-  'overlays/production + components/keda + components/service-monitor': productionWithComponents(),
+  [WITH_COMPONENTS]: productionWithComponents(),
 };
 const local = renderings['overlays/local']!;
 const production = renderings['overlays/production']!;
-const withComponents =
-  renderings['overlays/production + components/keda + components/service-monitor']!;
+const withComponents = renderings[WITH_COMPONENTS]!;
 
 // ---- reading the rendered objects ---------------------------------------------------------
 
@@ -324,6 +326,26 @@ describe('autoscaling', () => {
     const scaled = named(withComponents, 'ScaledObject', 'metering');
     expect(scaled.spec.scaleTargetRef.name).toBe('metering');
     expect(scaled.spec.triggers[0].metadata.query).toContain('metering_lag_seconds');
+  });
+
+  it('with components/pgbouncer and components/read-replica, routes the apps through PgBouncer, the migration around it, and the admin reports to the replica', () => {
+    const secretKey = (workload: Json, variable: string) =>
+      workload.spec.template.spec.containers[0].env.find((v: Json) => v.name === variable)
+        ?.valueFrom?.secretKeyRef?.key;
+    expect(secretKey(named(withComponents, 'Job', 'switchyard-migrate'), 'DATABASE_URL')).toBe(
+      'DATABASE_DIRECT_URL',
+    );
+    expect(secretKey(named(withComponents, 'Deployment', 'admin'), 'DATABASE_READ_URL')).toBe(
+      'DATABASE_READ_URL',
+    );
+    expect(secretKey(named(production, 'Job', 'switchyard-migrate'), 'DATABASE_URL')).toBe(
+      'DATABASE_URL',
+    );
+    const pgbouncer = named(withComponents, 'Deployment', 'pgbouncer');
+    expect(pgbouncer.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(named(withComponents, 'Service', 'pgbouncer').spec.ports[0].port).toBe(6432);
+    const ini = named(withComponents, 'ConfigMap', 'pgbouncer-config').data['pgbouncer.ini'];
+    expect(ini).toMatch(/^pool_mode = transaction$/m);
   });
 
   it('keeps the router at a leader and a standby, with no autoscaler', () => {

@@ -28,9 +28,26 @@ const EDGE_ROUTES: [Method, string][] = [
   ['POST', '/v1/embeddings'],
   ['POST', '/v1/images/generations'],
   ['POST', '/v1/responses'],
+  ['GET', '/v1/responses/:id'],
+  ['DELETE', '/v1/responses/:id'],
+  ['POST', '/v1/responses/:id/cancel'],
+  ['GET', '/v1/responses/:id/input_items'],
+  ['GET', '/v1/dashboard/billing/subscription'],
+  ['GET', '/v1/dashboard/billing/usage'],
+  ['GET', '/v1/key/info'],
   ['POST', '/v1/messages'],
   ['POST', '/v1/messages/count_tokens'],
+  ['POST', '/v1/completions'],
+  ['POST', '/v1/moderations'],
+  ['POST', '/v1/rerank'],
+  ['POST', '/v1/audio/speech'],
+  ['POST', '/v1/audio/transcriptions'],
+  ['POST', '/v1/audio/translations'],
   ['GET', '/v1/models'],
+  // Gemini's model methods, `models/{model}:{method}`, are fuzzed with well-formed model
+  // names (apiRequest below): a path that does not decode (a lone surrogate) is refused
+  // before any route, a 400 of its own (gateway/errors.spec.ts).
+  ['GET', '/v1beta/models'],
   ['POST', '/api/auth/login'],
   ['GET', '/api/auth/me'],
   ['GET', '/api/admins'],
@@ -506,8 +523,84 @@ const responsesBody = fields(
   },
 );
 
+const geminiText = fields({ text: words });
+const geminiPart = fc.oneof(
+  geminiText,
+  fields({
+    inlineData: fields({
+      mimeType: fc.constantFrom('image/png', 'audio/wav', ''),
+      data: imageData,
+    }),
+  }),
+  fields({
+    functionCall: fields({ name: toolName }, { args: fc.jsonValue({ maxDepth: 2 }), id: callId }),
+  }),
+  fields({
+    functionResponse: fields(
+      { name: toolName },
+      { response: fc.jsonValue({ maxDepth: 2 }), id: callId },
+    ),
+  }),
+  fields({ fileData: fields({ fileUri: words }) }),
+);
+const geminiBody = fields(
+  {
+    contents: items(
+      fields(
+        { parts: items(geminiPart, 3) },
+        { role: fc.constantFrom('user', 'model', 'function', 'tool') },
+      ),
+      4,
+    ),
+  },
+  {
+    systemInstruction: fc.oneof(words, fields({ parts: items(geminiText, 2) })),
+    tools: items(
+      fc.oneof(
+        fields({
+          functionDeclarations: items(
+            fields(
+              { name: toolName },
+              { description: words, parameters: schema, parametersJsonSchema: schema },
+            ),
+            2,
+          ),
+        }),
+        fields({ googleSearch: fc.constant({}) }),
+      ),
+      2,
+    ),
+    toolConfig: fields({
+      functionCallingConfig: fields(
+        { mode: fc.constantFrom('AUTO', 'ANY', 'NONE', 'VALIDATED', 'X') },
+        { allowedFunctionNames: items(toolName, 2) },
+      ),
+    }),
+    generationConfig: fields(
+      {},
+      {
+        temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+        topP: fc.double({ min: 0, max: 1, noNaN: true }),
+        topK: fc.integer({ min: 1, max: 40 }),
+        maxOutputTokens: fc.integer({ min: -1, max: 4_096 }),
+        stopSequences: items(words, 2),
+        candidateCount: fc.integer({ min: 0, max: 3 }),
+        responseMimeType: fc.constantFrom('application/json', 'text/plain', 'text/x.enum'),
+        responseSchema: schema,
+        responseJsonSchema: schema,
+      },
+    ),
+    cachedContent: words,
+  },
+);
+const geminiContent = fields({ parts: items(geminiText, 2) });
+const geminiEmbedBody = fc.oneof(
+  fields({ content: geminiContent }, { outputDimensionality: fc.integer({ min: -1, max: 10 }) }),
+  fields({ requests: items(fields({ content: geminiContent }, { model: words }), 3) }),
+);
+
 /**
- * A Messages, token count or Responses request for a model a channel of one provider
+ * A Messages, token count, Responses or Gemini request for a model a channel of one provider
  * serves, as the token's holder would send it.
  */
 const apiRequest: fc.Arbitrary<{
@@ -525,21 +618,48 @@ const apiRequest: fc.Arbitrary<{
     provider: fc.constantFrom(...PROVIDERS),
     body: responsesBody,
   }),
+  // Gemini's API names its model in the path, `{model}` here.
+  fc.record({
+    path: fc.constantFrom(
+      '/v1beta/models/{model}:generateContent',
+      '/v1beta/models/{model}:streamGenerateContent',
+      '/v1/models/{model}:countTokens',
+    ),
+    provider: fc.constantFrom(...PROVIDERS),
+    body: geminiBody,
+  }),
+  fc.record({
+    path: fc.constantFrom(
+      '/v1beta/models/{model}:embedContent',
+      '/v1beta/models/{model}:batchEmbedContents',
+    ),
+    provider: fc.constantFrom(...PROVIDERS),
+    body: geminiEmbedBody,
+  }),
 );
 
 /** The API requests with the models that the stack's channels serve, now and then another. */
 function apiRequestFor(models: Record<Provider, string>): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(apiRequest, mostly(fc.constant(null)))
-    .map(([{ path, provider, body }, model]) => ({
-      target: 'edge' as const,
-      method: 'POST' as const,
-      path,
-      query: [],
-      body: JSON.stringify({ ...body, model: model === null ? models[provider] : model }),
-      contentType: 'application/json',
-      authenticated: true,
-    }));
+    .map(([{ path, provider, body }, model]) => {
+      const name = model === null ? models[provider] : model;
+      const inPath = path.includes('{model}');
+      return {
+        target: 'edge' as const,
+        method: 'POST' as const,
+        // A well-formed name (lone surrogates replaced): see EDGE_ROUTES.
+        path: inPath
+          ? // A wrong name may be any JSON value: how it reads in the path does not matter.
+            // eslint-disable-next-line @typescript-eslint/no-base-to-string
+            path.replace('{model}', encodeURIComponent(Buffer.from(String(name)).toString()))
+          : path,
+        query: [],
+        body: JSON.stringify(inPath ? body : { ...body, model: name }),
+        contentType: 'application/json',
+        authenticated: true,
+      };
+    });
 }
 
 interface Outcome {
@@ -553,15 +673,25 @@ interface Outcome {
 
 /**
  * Whether a /v1 refusal has the shape the API's SDKs read (docs/specification.md, "Errors"):
- * Anthropic's on /v1/messages (docs/providers.md), OpenAI's elsewhere.
+ * Anthropic's on /v1/messages, Google's on Gemini's URLs (docs/providers.md), OpenAI's
+ * elsewhere.
  */
 function hasErrorShape(path: string, text: string): boolean {
-  let body: { type?: unknown; error?: { type?: unknown; message?: unknown } } | null;
+  let body: {
+    type?: unknown;
+    error?: { type?: unknown; message?: unknown; code?: unknown; status?: unknown };
+  } | null;
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
     return false;
   }
+  if (path.startsWith('/v1beta/') || /^\/v1\/models\/[^/]*:/.test(path))
+    return (
+      typeof body?.error?.code === 'number' &&
+      typeof body.error.status === 'string' &&
+      typeof body.error.message === 'string'
+    );
   const described = typeof body?.error?.type === 'string' && typeof body.error.message === 'string';
   return path.startsWith('/v1/messages') ? body?.type === 'error' && described : described;
 }

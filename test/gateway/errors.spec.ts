@@ -164,11 +164,7 @@ describe('gateway: errors', () => {
         controller.close();
       },
     });
-    expectError(
-      await call(chunked as unknown as string, token.key, { duplex: 'half' } as RequestInit),
-      413,
-      'request_too_large',
-    );
+    expectError(await call(chunked, token.key, { duplex: 'half' }), 413, 'request_too_large');
   });
 
   it('413 the openai SDK reports as such for a body far over the limit', async () => {
@@ -197,6 +193,24 @@ describe('gateway: errors', () => {
       expect(response.status).toBe(404);
       expect(((await response.json()) as ErrorBody).error.code).toBe('unknown_url');
     }
+  });
+
+  it('400 invalid_request in the front API’s shape for a URL that does not decode', async () => {
+    const openai = await fetch(`${stack.edge.url}/v1/chat/%zz`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.key}` },
+    });
+    expect(openai.status).toBe(400);
+    const body = (await openai.json()) as ErrorBody;
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.message).toContain('does not decode');
+    // Anthropic's clients read their own shape on /v1/messages.
+    const anthropic = await fetch(`${stack.edge.url}/v1/messages/%E0%A4%A`, { method: 'POST' });
+    expect(anthropic.status).toBe(400);
+    expect(await anthropic.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error' },
+    });
   });
 
   it('404 model_not_found naming the model and the group for a model no channel serves', async () => {

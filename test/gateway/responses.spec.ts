@@ -518,7 +518,7 @@ describe('gateway: the Responses API in front (/v1/responses)', () => {
             ],
           },
         ],
-      } as Anthropic.Messages.MessageCountTokensParams);
+      });
       await expect(refused).rejects.toBeInstanceOf(Anthropic.BadRequestError);
       await expect(refused).rejects.toMatchObject({
         error: { type: 'error', error: { type: 'invalid_request_error' } },

@@ -107,8 +107,7 @@ describe('gateway: channel selection', () => {
     const refused = results.filter((r) => r.status === 'rejected');
     expect(served).toBeGreaterThan(0);
     expect(served).toBeLessThanOrEqual(10);
-    for (const r of refused)
-      expect((r as PromiseRejectedResult).reason).toMatchObject({ status: 503 });
+    for (const r of refused) expect(r.reason).toMatchObject({ status: 503 });
     const stats = await stack.mockStats(limited);
     // The provider never had to refuse anything: the gateway kept within its limits.
     expect(stats.rateLimited).toBe(0);

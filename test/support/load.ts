@@ -10,6 +10,8 @@ export interface Answered {
   contentType: string;
   body: string;
   ms: number;
+  /** `performance.now()` when the answer was in: when it was sent is `endedAt - ms`. */
+  endedAt: number;
 }
 
 export interface LoadOptions {
@@ -43,12 +45,14 @@ export async function chat(
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
+  const endedAt = performance.now();
   return {
     id: response.headers.get('x-request-id') ?? '',
     status: response.status,
     contentType: response.headers.get('content-type') ?? '',
     body: text,
-    ms: Math.round(performance.now() - started),
+    ms: Math.round(endedAt - started),
+    endedAt,
   };
 }
 
@@ -167,4 +171,19 @@ export function byStatus(answers: Answered[]): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * From a fault at `at`: its failed answers (those sent before it recovered, by status), and
+ * how long until the first request sent after it was served.
+ */
+export function recovery(answers: Answered[], at: number) {
+  const sentAfter = answers.filter((a) => a.endedAt - a.ms >= at);
+  const firstServed = sentAfter
+    .filter((a) => a.status === 200)
+    .reduce((first, a) => Math.min(first, a.endedAt), Number.POSITIVE_INFINITY);
+  const failed = answers.filter(
+    (a) => a.status !== 200 && a.endedAt >= at && a.endedAt <= firstServed,
+  );
+  return { recoveredMs: Math.round(firstServed - at), failed: byStatus(failed) };
 }

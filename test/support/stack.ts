@@ -9,7 +9,13 @@ import {
   type EventPayload,
   type RoutingSnapshot,
 } from '@switchyard/contracts';
-import { NamespacedRedisClient } from '@switchyard/messaging';
+import {
+  busConnectionOf,
+  createIoRedis,
+  NamespacedRedisClient,
+  redisConnectionOptions,
+  type AnyRedis,
+} from '@switchyard/messaging';
 import {
   generateGatewayToken,
   generateSecretKeySpec,
@@ -27,7 +33,6 @@ import {
   type AppProcess,
   type TestDatabase,
 } from '@switchyard/testing';
-import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { lastValueFrom } from 'rxjs';
 
@@ -38,11 +43,18 @@ import { lastValueFrom } from 'rxjs';
 export interface StackOptions {
   /** A Redis of the test's own (to stop and restart it); the run's shared one otherwise. */
   redisUrl?: string;
+  /** With `redisUrl` for credentials: the nodes of a Redis Cluster of the test's own. */
+  redisClusterNodes?: string;
   /**
    * The Postgres server the stack's database is made on: a test's own (to stop and restart
    * it); the run's otherwise.
    */
   postgresUrl?: string;
+  /**
+   * Where the apps reach the stack's database, given its direct URL: through a PgBouncer
+   * of the test's own, say. The test itself reads the database directly.
+   */
+  appDatabaseUrl?: (databaseUrl: string) => string;
   edges?: number;
   routers?: number;
   /** Runs metering workers too (usage settles into Postgres; quotas run out); true is one. */
@@ -50,6 +62,7 @@ export interface StackOptions {
   /** Runs the admin service behind the edge's /api, with this first administrator. */
   admin?: { username: string; password: string };
   mockAccounts?: string;
+  /** For every app, the mock upstream included. */
   env?: Record<string, string>;
   edgeEnv?: Record<string, string>;
   routerEnv?: Record<string, string>;
@@ -128,11 +141,16 @@ export class Stack {
   meterings: AppProcess[] = [];
   admin: AppProcess | undefined;
   private bus!: NamespacedRedisClient;
-  private redis!: Redis;
+  private redis!: AnyRedis;
   spoolDir = '';
 
   constructor(private readonly options: StackOptions = {}) {
     this.redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  }
+
+  private get redisCluster(): { REDIS_CLUSTER_NODES?: string } {
+    const nodes = this.options.redisClusterNodes;
+    return nodes ? { REDIS_CLUSTER_NODES: nodes } : {};
   }
 
   get edge(): AppProcess {
@@ -145,8 +163,9 @@ export class Stack {
 
   get env(): Record<string, string> {
     return {
-      DATABASE_URL: this.databaseUrl,
+      DATABASE_URL: this.options.appDatabaseUrl?.(this.databaseUrl) ?? this.databaseUrl,
       REDIS_URL: this.redisUrl,
+      ...this.redisCluster,
       REDIS_PREFIX: this.prefix,
       SECRET_KEYS: this.secretKeys,
       ...this.options.env,
@@ -157,11 +176,20 @@ export class Stack {
     this.database = await createTestDatabase(this.options.postgresUrl ?? process.env.DATABASE_URL);
     this.databaseUrl = this.database.url;
     this.spoolDir = await mkdtemp(path.join(tmpdir(), 'sy-spool-'));
-    this.bus = new NamespacedRedisClient({ url: this.redisUrl, prefix: this.prefix });
+    // Through the suite's own factory: the stack may run on Sentinel (test/scale).
+    this.bus = new NamespacedRedisClient(
+      busConnectionOf({
+        REDIS_URL: this.redisUrl,
+        REDIS_PREFIX: this.prefix,
+        ...this.redisCluster,
+      }),
+    );
     await this.bus.connect();
-    this.redis = new Redis(this.redisUrl);
+    this.redis = createIoRedis(redisConnectionOptions(this.redisUrl, this.redisCluster));
+    // While a fault is on, its reconnection attempts are expected, not worth a stack trace.
+    this.redis.on('error', () => undefined);
     this.mock = await startApp('mock-upstream', {
-      env: { MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
+      env: { ...this.options.env, MOCK_ACCOUNTS: this.options.mockAccounts ?? 'sk-mock-default' },
     });
     for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
     const meteringWorkers = Number(this.options.metering ?? 0);
@@ -214,7 +242,9 @@ export class Stack {
     await Promise.all(apps.filter((app) => app !== undefined).map((app) => app.stop()));
     await this.bus?.close();
     this.redis?.disconnect();
-    await clearRedisNamespace(this.redisUrl, this.prefix);
+    // A Sentinel or cluster topology is the test's own, and goes with it.
+    if (redisConnectionOptions(this.redisUrl, this.redisCluster).mode === 'standalone')
+      await clearRedisNamespace(this.redisUrl, this.prefix);
     await this.database?.drop();
   }
 

@@ -26,8 +26,8 @@ import {
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
-// zero-latency upstream, through a bare Node pass-through (the floor of any Node gateway
-// here: bench/src/lib/bare-proxy.ts), through Portkey's gateway (1.15.2, a pass-through proxy with no
+// zero-latency upstream, through two bare Node pass-throughs (the floor of any Node gateway
+// here, over Node's own client and over undici: bench/src/lib/bare-proxy.ts), through Portkey's gateway (1.15.2, a pass-through proxy with no
 // auth, limits or metering: bench/portkey) and through Switchyard with everything on (bearer
 // auth, routing, account and token limits, usage records settled into Postgres by the
 // metering worker, outcomes reported to the router). The load generator and the upstream
@@ -41,8 +41,14 @@ import { seedChannel, seedToken } from '../lib/seed.js';
 // after the metering worker has settled the window's last usage record, so the work a
 // request causes later is counted too.
 //
+// The run ends with Switchyard's figures against the floor's, each against the cheaper of
+// the two pass-throughs for that figure (docs/performance.md, "Against the floor").
+//
 //   node bench/dist/benchmarks/gateway.js      (BENCH_SECONDS, default 10, per target and scenario)
 //   EDGE_NODE_FLAGS='--max-semi-space-size=16' node bench/dist/benchmarks/gateway.js
+//   BENCH_TARGETS=direct,floor-pipe,floor-undici,switchyard   (a subset; Portkey is then not installed)
+//   BENCH_EDGE_PROFILE=/tmp/edge-prof   (a V8 CPU profile of the edge over the whole run; its
+//                                        figures are then not comparable: bench/dist/lib/profile-top.js reads it)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
@@ -51,20 +57,34 @@ const ROUNDS = 3;
 /** Each target's measured seconds, split over the rounds (wrk takes whole seconds). */
 const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const UPSTREAM_KEY = 'sk-bench-upstream';
+const PROFILE_DIR = process.env.BENCH_EDGE_PROFILE;
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
 const EDGE_NODE_FLAGS = (
   process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=100'
 )
   .split(' ')
-  .filter(Boolean);
+  .filter(Boolean)
+  .concat(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
 const BARE_PROXY = fileURLToPath(new URL('../lib/bare-proxy.js', import.meta.url));
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
 );
 
-const TARGETS = ['direct', 'floor', 'portkey', 'switchyard', 'switchyard-nolimits'] as const;
-type Target = (typeof TARGETS)[number];
+const ALL_TARGETS = [
+  'direct',
+  'floor-pipe',
+  'floor-undici',
+  'portkey',
+  'switchyard',
+  'switchyard-nolimits',
+] as const;
+type Target = (typeof ALL_TARGETS)[number];
+const TARGETS: readonly Target[] = process.env.BENCH_TARGETS
+  ? ALL_TARGETS.filter((target) => process.env.BENCH_TARGETS!.split(',').includes(target))
+  : ALL_TARGETS;
+const FLOORS = ['floor-pipe', 'floor-undici'] as const;
+type Floor = (typeof FLOORS)[number];
 type Kind = 'json' | 'stream';
 
 interface Row {
@@ -187,7 +207,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
   };
   const apps: AppProcess[] = [];
   let portkey: ChildProcess | undefined;
-  let floor: ChildProcess | undefined;
+  const floors: Partial<Record<Floor, ChildProcess>> = {};
   try {
     const mock = await startApp('mock-upstream', {
       env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
@@ -223,34 +243,45 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       { timeoutMs: 10_000, what: 'edge routing' },
     );
     const portkeyPort = await freePort();
-    portkey = spawn(
-      'taskset',
-      ['-c', GATEWAY_CPU, process.execPath, PORTKEY_START, `--port=${portkeyPort}`, '--headless'],
-      { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' },
-    );
     const portkeyUrl = `http://127.0.0.1:${portkeyPort}`;
-    await waitFor(
-      () =>
-        fetch(portkeyUrl).then(
-          () => true,
-          () => undefined,
-        ),
-      { timeoutMs: 20_000, what: 'Portkey listening' },
-    );
-    const floorPort = await freePort();
-    floor = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
-      env: { ...process.env, UPSTREAM_URL: mock.url, PORT: String(floorPort) },
-      stdio: 'ignore',
-    });
-    const floorUrl = `http://127.0.0.1:${floorPort}`;
-    await waitFor(
-      () =>
-        fetch(floorUrl, { method: 'POST' }).then(
-          () => true,
-          () => undefined,
-        ),
-      { timeoutMs: 10_000, what: 'bare pass-through listening' },
-    );
+    if (TARGETS.includes('portkey')) {
+      portkey = spawn(
+        'taskset',
+        ['-c', GATEWAY_CPU, process.execPath, PORTKEY_START, `--port=${portkeyPort}`, '--headless'],
+        { env: { ...process.env, NODE_ENV: 'production' }, stdio: 'ignore' },
+      );
+      await waitFor(
+        () =>
+          fetch(portkeyUrl).then(
+            () => true,
+            () => undefined,
+          ),
+        { timeoutMs: 20_000, what: 'Portkey listening' },
+      );
+    }
+    const floorUrls = {} as Record<Floor, string>;
+    for (const floor of FLOORS) {
+      const port = await freePort();
+      floorUrls[floor] = `http://127.0.0.1:${port}`;
+      if (!TARGETS.includes(floor)) continue;
+      floors[floor] = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
+        env: {
+          ...process.env,
+          UPSTREAM_URL: mock.url,
+          PORT: String(port),
+          FLOOR_CLIENT: floor === 'floor-pipe' ? 'pipe' : 'undici',
+        },
+        stdio: 'ignore',
+      });
+      await waitFor(
+        () =>
+          fetch(floorUrls[floor], { method: 'POST' }).then(
+            () => true,
+            () => undefined,
+          ),
+        { timeoutMs: 10_000, what: `${floor} listening` },
+      );
+    }
     const processes: Processes = {
       edge: edge.child.pid!,
       router: router.child.pid!,
@@ -266,8 +297,13 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
         authorization: `Bearer ${UPSTREAM_KEY}`,
         model: 'gpt-4o-mini',
       },
-      floor: {
-        url: `${floorUrl}/v1/chat/completions`,
+      'floor-pipe': {
+        url: `${floorUrls['floor-pipe']}/v1/chat/completions`,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        model: 'gpt-4o-mini',
+      },
+      'floor-undici': {
+        url: `${floorUrls['floor-undici']}/v1/chat/completions`,
         authorization: `Bearer ${UPSTREAM_KEY}`,
         model: 'gpt-4o-mini',
       },
@@ -289,12 +325,15 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       },
     };
 
-    const gatewayPidOf = (target: Target) =>
-      target.startsWith('switchyard')
-        ? processes.edge
-        : target === 'floor'
-          ? floor!.pid!
-          : portkey!.pid!;
+    /** The process whose CPU a target's requests cost; none for the upstream itself. */
+    const gatewayPidOf = (target: Target): number | null =>
+      target === 'direct'
+        ? null
+        : target.startsWith('switchyard')
+          ? processes.edge
+          : target === 'floor-pipe' || target === 'floor-undici'
+            ? floors[target]!.pid!
+            : portkey!.pid!;
     const rows: Row[] = [];
     for (const kind of ['json', 'stream'] as const) {
       for (const connections of [1, 64]) {
@@ -321,11 +360,12 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
           for (let turn = 0; turn < cases.length; turn++) {
             const measured = cases[(round + turn) % cases.length]!;
             const gatewayPid = gatewayPidOf(measured.target);
-            const gatewayBefore = await cpuSeconds(gatewayPid);
+            const gatewayBefore = gatewayPid ? await cpuSeconds(gatewayPid) : 0;
             const suiteBefore = measured.ours ? await suiteCpu(processes) : null;
             measured.loads.push(await load({ ...measured.request, seconds: SLOT_SECONDS }));
             if (measured.ours) await settled(database.url);
-            measured.gatewaySeconds += (await cpuSeconds(gatewayPid)) - gatewayBefore;
+            if (gatewayPid)
+              measured.gatewaySeconds += (await cpuSeconds(gatewayPid)) - gatewayBefore;
             if (suiteBefore) {
               const suiteAfter = await suiteCpu(processes);
               for (const part of SUITE_PARTS)
@@ -360,19 +400,18 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
         }
       }
     }
-    return {
-      rows,
-      peakMemoryMiB: {
-        edge: await peakMemoryMiB(processes.edge),
-        router: await peakMemoryMiB(processes.router),
-        metering: await peakMemoryMiB(processes.metering),
-        portkey: await peakMemoryMiB(portkey.pid!),
-        floor: await peakMemoryMiB(floor.pid!),
-      },
+    const peaks: Record<string, number> = {
+      edge: await peakMemoryMiB(processes.edge),
+      router: await peakMemoryMiB(processes.router),
+      metering: await peakMemoryMiB(processes.metering),
     };
+    if (portkey) peaks.portkey = await peakMemoryMiB(portkey.pid!);
+    for (const [floor, child] of Object.entries(floors))
+      peaks[floor] = await peakMemoryMiB(child.pid!);
+    return { rows, peakMemoryMiB: peaks };
   } finally {
     portkey?.kill();
-    floor?.kill();
+    for (const child of Object.values(floors)) child.kill();
     await Promise.all(apps.map((app) => app.stop()));
     await clearRedisNamespace(redisUrl, prefix);
     await database.drop();
@@ -408,7 +447,7 @@ log('gateway: direct to the upstream, through Portkey, and through Switchyard wi
 log(
   'target              kind   con     rps  p50(ms)  p99(ms) ttft p50 ttft p99 gw cpu  suite  edge/router/meter/redis/pg errors',
 );
-installPortkey();
+if (TARGETS.includes('portkey')) installPortkey();
 const report = await run();
 log(
   `peak resident memory (MiB): ${Object.entries(report.peakMemoryMiB)
@@ -417,18 +456,123 @@ log(
 );
 
 const find = (target: Target, kind: Kind, connections: number) =>
-  report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections)!;
+  report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections);
+const p50Overhead = (target: Target) =>
+  find(target, 'json', 1)!.result.p50Ms - find('direct', 'json', 1)!.result.p50Ms;
+const ttftOverhead = (target: Target) =>
+  find(target, 'stream', 1)!.ttftP50Ms! - find('direct', 'stream', 1)!.ttftP50Ms!;
 log();
-for (const target of ['floor', 'portkey', 'switchyard', 'switchyard-nolimits'] as const) {
-  const json = find(target, 'json', 1).result.p50Ms - find('direct', 'json', 1).result.p50Ms;
-  const ttft = find(target, 'stream', 1).ttftP50Ms! - find('direct', 'stream', 1).ttftP50Ms!;
-  const busy = find(target, 'json', 64);
+for (const target of TARGETS.filter((t) => t !== 'direct')) {
+  const busy = find(target, 'json', 64)!;
   const suite = busy.suiteCpuMicros
     ? `, whole suite ${total(busy.suiteCpuMicros).toFixed(0)} us`
     : '';
   log(
-    `${target}: p50 overhead (JSON, 1 conn) +${json.toFixed(3)} ms; TTFT overhead (1 conn) +${ttft.toFixed(3)} ms; JSON at 64 conns ${busy.result.rps.toFixed(0)} requests/s, gateway CPU ${busy.gatewayCpuMicros!.toFixed(0)} us per request${suite}`,
+    `${target}: p50 overhead (JSON, 1 conn) +${p50Overhead(target).toFixed(3)} ms; TTFT overhead (1 conn) +${ttftOverhead(target).toFixed(3)} ms; JSON at 64 conns ${busy.result.rps.toFixed(0)} requests/s, gateway CPU ${busy.gatewayCpuMicros!.toFixed(0)} us per request${suite}`,
   );
 }
-const ratio = find('switchyard', 'json', 64).result.rps / find('portkey', 'json', 64).result.rps;
-log(`switchyard / portkey, JSON at 64 connections, one core each: ${ratio.toFixed(2)}x`);
+if (TARGETS.includes('portkey') && TARGETS.includes('switchyard')) {
+  const ratio =
+    find('switchyard', 'json', 64)!.result.rps / find('portkey', 'json', 64)!.result.rps;
+  log(`switchyard / portkey, JSON at 64 connections, one core each: ${ratio.toFixed(2)}x`);
+}
+
+// The issue's targets, read against the floor of this same run: for each figure the cheaper
+// of the two pass-throughs (docs/performance.md, "Against the floor").
+const floorsRun = FLOORS.filter((floor) => TARGETS.includes(floor));
+if (floorsRun.length > 0 && TARGETS.includes('switchyard') && TARGETS.includes('direct')) {
+  interface Figure {
+    name: string;
+    /** The figure of a target; lower is better unless `higher`. */
+    of: (target: Target) => number;
+    higher?: boolean;
+    unit: string;
+    /** Switchyard against the floor: a ratio, or a difference in the figure's unit. */
+    compare: 'ratio' | 'difference';
+    target: string;
+    met: (edge: number, floor: number) => boolean;
+  }
+  const figures: Figure[] = [
+    {
+      name: 'edge CPU per request, JSON, 64 conns',
+      of: (t) => find(t, 'json', 64)!.gatewayCpuMicros!,
+      unit: 'us',
+      compare: 'ratio',
+      target: '<= 1.5x',
+      met: (edge, floor) => edge <= 1.5 * floor,
+    },
+    {
+      name: 'edge CPU per request, stream, 64 conns',
+      of: (t) => find(t, 'stream', 64)!.gatewayCpuMicros!,
+      unit: 'us',
+      compare: 'ratio',
+      target: '<= 1.5x',
+      met: (edge, floor) => edge <= 1.5 * floor,
+    },
+    {
+      name: 'requests/s, JSON, 64 conns',
+      of: (t) => find(t, 'json', 64)!.result.rps,
+      higher: true,
+      unit: '/s',
+      compare: 'ratio',
+      target: '>= 0.5x',
+      met: (edge, floor) => edge >= 0.5 * floor,
+    },
+    {
+      name: 'p50 overhead, JSON, 1 conn',
+      of: p50Overhead,
+      unit: 'ms',
+      compare: 'difference',
+      target: '<= +0.15 ms',
+      met: (edge, floor) => edge <= floor + 0.15,
+    },
+    {
+      name: 'TTFT overhead, stream, 1 conn',
+      of: ttftOverhead,
+      unit: 'ms',
+      compare: 'difference',
+      target: '<= +0.15 ms',
+      met: (edge, floor) => edge <= floor + 0.15,
+    },
+    {
+      name: 'peak resident memory',
+      of: (t) => report.peakMemoryMiB[t === 'switchyard' ? 'edge' : t]!,
+      unit: 'MiB',
+      compare: 'difference',
+      target: '<= +20 MiB',
+      met: (edge, floor) => edge <= floor + 20,
+    },
+  ];
+  const number = (value: number, unit: string) =>
+    unit === 'ms' ? value.toFixed(3) : value.toFixed(0);
+  const summary: Record<string, { floor: number; floorTarget: Target; edge: number }> = {};
+  log();
+  log('against the floor (the cheaper pass-through for each figure, this run):');
+  log(
+    'figure                                   floor (which)          switchyard  against floor  target        met',
+  );
+  for (const figure of figures) {
+    const [cheapest] = [...floorsRun].sort((a, b) =>
+      figure.higher ? figure.of(b) - figure.of(a) : figure.of(a) - figure.of(b),
+    );
+    const floor = figure.of(cheapest!);
+    const edge = figure.of('switchyard');
+    summary[figure.name] = { floor, floorTarget: cheapest!, edge };
+    const against =
+      figure.compare === 'ratio'
+        ? `${(edge / floor).toFixed(2)}x`
+        : `${edge - floor >= 0 ? '+' : ''}${number(edge - floor, figure.unit)} ${figure.unit}`;
+    log(
+      [
+        figure.name.padEnd(40),
+        `${number(floor, figure.unit)} ${figure.unit} (${cheapest})`.padEnd(22),
+        `${number(edge, figure.unit)} ${figure.unit}`.padStart(11),
+        against.padStart(14),
+        ` ${figure.target}`.padEnd(14),
+        figure.met(edge, floor) ? 'yes' : 'no',
+      ].join(' '),
+    );
+  }
+  // One line to gather runs by (median of three in docs/performance.md).
+  log(`AGAINST_FLOOR ${JSON.stringify(summary)}`);
+}

@@ -17,7 +17,7 @@ const REQUESTS = 20_000;
 const AWAITS = 10;
 
 async function step(value: number): Promise<number> {
-  await null;
+  await Promise.resolve();
   return value + 1;
 }
 

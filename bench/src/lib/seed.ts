@@ -44,7 +44,7 @@ export async function seedChannel(
 export interface TokenSeed {
   name: string;
   /** None: no quota and no rate limit, so no Redis round trip for the token. */
-  limits?: { quota: number; rateLimit: number };
+  limits?: { quota?: number; rateLimit?: number };
 }
 
 /** Creates the token and returns it, as a client sends it. */

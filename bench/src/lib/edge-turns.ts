@@ -1,0 +1,113 @@
+import { SecretCipher } from '@switchyard/security';
+import { startApp, waitFor, type AppProcess } from '@switchyard/testing';
+import { combined, cpuSeconds, load, type LoadResult } from './measure.js';
+import { seedChannel, seedToken } from './seed.js';
+
+// Edges compared side by side (docs/performance.md, "Tracing"): each serves the same
+// channel's one model; they take turns under wrk, the order turning each round so neither
+// always runs first, and each edge's CPU per request is its own, from /proc.
+
+const UPSTREAM_KEY = 'sk-bench-upstream';
+
+/** Waits until the edge routes the bench channel's one model for the token. */
+export async function edgeRouting(edge: AppProcess, token: string, what: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const response = await fetch(`${edge.url}/v1/models`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await response.json()) as { data: unknown[] }).data.length === 1 || undefined;
+    },
+    { timeoutMs: 20_000, what },
+  );
+}
+
+/** A chat completion asking for a few words, JSON or streamed with its usage. */
+export function chatBody(stream: boolean): string {
+  return JSON.stringify({
+    model: 'gpt-4o',
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+    messages: [{ role: 'user', content: 'Say hello in a few words' }],
+  });
+}
+
+/**
+ * Measures the edges in turns (a warm-up of 2 seconds each, then `rounds` rounds of
+ * `seconds` each) and writes one JSON line per edge, naming it under `label`.
+ */
+export async function edgesInTurns<Name extends string>(options: {
+  edges: Record<Name, AppProcess>;
+  label: string;
+  token: string;
+  stream: boolean;
+  connections: number;
+  rounds: number;
+  seconds: number;
+  /** The cores wrk runs on. */
+  loadCpus: string;
+}): Promise<void> {
+  const { connections, stream } = options;
+  const cases = (Object.entries(options.edges) as [Name, AppProcess][]).map(([name, edge]) => ({
+    name,
+    pid: edge.child.pid!,
+    loads: [] as LoadResult[],
+    cpu: 0,
+    request: {
+      url: `${edge.url}/v1/chat/completions`,
+      authorization: `Bearer ${options.token}`,
+      body: chatBody(stream),
+      connections,
+      cpus: options.loadCpus,
+    },
+  }));
+  for (const measured of cases) await load({ ...measured.request, seconds: 2 });
+  for (let round = 0; round < options.rounds; round++) {
+    for (let turn = 0; turn < cases.length; turn++) {
+      const measured = cases[(round + turn) % cases.length]!;
+      const before = await cpuSeconds(measured.pid);
+      measured.loads.push(await load({ ...measured.request, seconds: options.seconds }));
+      measured.cpu += (await cpuSeconds(measured.pid)) - before;
+    }
+  }
+  for (const { name, loads, cpu } of cases) {
+    const result = combined(loads);
+    process.stdout.write(
+      `${JSON.stringify({
+        kind: stream ? 'stream' : 'json',
+        connections,
+        [options.label]: name,
+        rps: Math.round(result.rps),
+        p50Ms: result.p50Ms,
+        p99Ms: result.p99Ms,
+        errors: result.errors,
+        edgeCpuUsPerRequest: Math.round((cpu / result.requests) * 1e6),
+      })}\n`,
+    );
+  }
+}
+
+/**
+ * What the compared edges serve: the mock upstream on `cpus` (added to `apps`, to be
+ * stopped), one channel of `gpt-4o` on it, and a token; returns the token.
+ */
+export async function benchChannel(options: {
+  env: { DATABASE_URL: string; SECRET_KEYS: string } & Record<string, string>;
+  cpus: string;
+  apps: AppProcess[];
+}): Promise<string> {
+  const { env } = options;
+  const mock = await startApp('mock-upstream', {
+    env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+    cpus: options.cpus,
+  });
+  options.apps.push(mock);
+  await seedChannel(env.DATABASE_URL, new SecretCipher([env.SECRET_KEYS]), {
+    name: 'bench',
+    provider: 'openai',
+    baseUrl: mock.url,
+    models: ['gpt-4o'],
+    key: UPSTREAM_KEY,
+  });
+  return seedToken(env.DATABASE_URL, { name: 'bench' });
+}

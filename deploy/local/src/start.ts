@@ -35,7 +35,10 @@ async function readSecrets(): Promise<Record<string, string>> {
   const entries = (await readFile(secretsFile, 'utf8'))
     .split('\n')
     .filter((line) => line.includes('=') && !line.startsWith('#'))
-    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
+    .map((line): [string, string] => [
+      line.slice(0, line.indexOf('=')),
+      line.slice(line.indexOf('=') + 1),
+    ]);
   return Object.fromEntries(entries);
 }
 
@@ -153,8 +156,8 @@ async function cli(
 /**
  * Points the chat app at this gateway, on a database the demo channel was just created in:
  * a gateway token of its own (kept only, sealed, in the chat's API key records), records for
- * chat, drawing and music on the edge, and the demo models open to every user. Later starts leave
- * whatever the operators changed.
+ * chat, drawing and music on the edge, the demo models open to every user, and the model that
+ * answers A2A tasks. Later starts leave whatever the operators changed.
  */
 async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Promise<void> {
   const token = await cli('admin', ['create-token', '--name', 'Chat app (local)'], env);
@@ -171,6 +174,8 @@ async function wireChatToGateway(env: NodeJS.ProcessEnv, edgePort: number): Prom
     const flags = vision ? ['--vision'] : [];
     await cli('chat', ['open-model', '--name', name, '--purpose', purpose, ...flags], env);
   }
+  // So that the chat app takes A2A tasks out of the box (docs/tools.md, A2A).
+  await cli('chat', ['set-a2a-model', '--name', DEMO_A2A_MODEL], env);
   say(`chat is wired to the gateway at ${address} with its own gateway token`);
 }
 
@@ -184,6 +189,9 @@ const DEMO_CHAT_MODELS = [
   ['dall-e-3', 'drawing', false],
   ['suno-v3', 'music', false],
 ] as const;
+
+/** The demo model that answers A2A tasks; free, as every demo model (docs/credits.md). */
+const DEMO_A2A_MODEL = 'gpt-4o-mini';
 
 /**
  * Where the suite's Postgres and Redis are: the ones DATABASE_URL and REDIS_URL name, after

@@ -25,7 +25,9 @@ export interface LoadOptions {
   /** Every other request streams (the relay's path) when set. */
   mixStreams?: boolean;
   /**
-   * Called once this many answers are in; the load goes on meanwhile. `answered` tells how
+   * Called once this many answers are in; the load goes on meanwhile, past `requests` if
+   * need be, until it has finished, so whatever it does meets a running load however fast
+   * the answers came (a fault's quick 503s can use up a fixed count). `answered` tells how
    * many are in at any moment (to count those served during a fault).
    */
   midway?: { after: number; run: (answered: () => number) => Promise<void> };
@@ -61,8 +63,9 @@ export async function sendLoad(options: LoadOptions): Promise<Answered[]> {
   const answers: Answered[] = [];
   let next = 0;
   let midway: Promise<void> | undefined;
+  let midwayRunning = false;
   const worker = async () => {
-    while (next < options.requests) {
+    while (next < options.requests || midwayRunning) {
       const index = next;
       next += 1;
       const stream = options.mixStreams === true && index % 2 === 1;
@@ -74,8 +77,14 @@ export async function sendLoad(options: LoadOptions): Promise<Answered[]> {
           messages: [{ role: 'user', content: `request ${index}` }],
         }),
       );
-      if (options.midway && answers.length === options.midway.after)
-        midway = options.midway.run(() => answers.length);
+      if (options.midway && answers.length === options.midway.after) {
+        midwayRunning = true;
+        midway = options.midway
+          .run(() => answers.length)
+          .finally(() => {
+            midwayRunning = false;
+          });
+      }
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
@@ -108,6 +117,7 @@ export async function usageRows(
   timeoutMs = 45_000,
 ): Promise<Books> {
   const started = performance.now();
+  let seen = 0;
   await waitFor(
     async () => {
       const [row] = await query<{ n: string }>(
@@ -115,18 +125,50 @@ export async function usageRows(
         'SELECT count(*) AS n FROM "UsageLog" WHERE "tokenId" = $1',
         [tokenId],
       );
-      return Number(row!.n) >= expected ? true : undefined;
+      seen = Number(row!.n);
+      return seen >= expected ? true : undefined;
     },
-    { timeoutMs, what: `${expected} usage rows for token ${tokenId}` },
+    { timeoutMs, what: () => `${expected} usage rows for token ${tokenId} (${seen} seen)` },
   );
   const settledMs = Math.round(performance.now() - started);
-  const rows = await query<UsageRow>(
+  return { rows: await readUsageRows(databaseUrl, tokenId), settledMs };
+}
+
+/**
+ * Waits until each of `answers` has its usage row (others may be there too: the caller
+ * knows which may), then reads the token's rows.
+ */
+export async function usageRowsOf(
+  databaseUrl: string,
+  tokenId: number,
+  answers: Answered[],
+  timeoutMs = 45_000,
+): Promise<Books> {
+  const started = performance.now();
+  let missing = answers.length;
+  const rows = await waitFor(
+    async () => {
+      const rows = await readUsageRows(databaseUrl, tokenId);
+      const ids = new Set(rows.map((row) => row.requestId));
+      missing = answers.filter((a) => !ids.has(a.id)).length;
+      return missing === 0 ? rows : undefined;
+    },
+    {
+      timeoutMs,
+      intervalMs: 200,
+      what: () => `the usage rows of ${answers.length} answers (${missing} missing)`,
+    },
+  );
+  return { rows, settledMs: Math.round(performance.now() - started) };
+}
+
+function readUsageRows(databaseUrl: string, tokenId: number): Promise<UsageRow[]> {
+  return query<UsageRow>(
     databaseUrl,
     `SELECT "requestId", status, "errorCode", cost::text AS cost, attempts
        FROM "UsageLog" WHERE "tokenId" = $1`,
     [tokenId],
   );
-  return { rows, settledMs };
 }
 
 /**

@@ -8,12 +8,13 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { type ConnectionOptions } from 'bullmq';
-import { type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import {
   createIoRedis,
   queuePrefixFor,
   type AnyRedis,
   type RedisConnectionOptions,
+  writeOncePerTurn,
 } from './redis-connection.js';
 import { BUS_CLIENT, EventBus } from './event-bus.js';
 import { inNamespace } from './namespace.js';
@@ -128,6 +129,8 @@ export function createRedisClient(connection: BusConnection): RedisClient {
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
+  // A cluster client keeps one connection per node; its commands go out as they come.
+  if (client instanceof Redis) writeOncePerTurn(client);
   // Reconnection is automatic; say once that the connection was lost, not at every retry.
   let lastError = '';
   client.on('error', (error: Error) => {

@@ -1,3 +1,4 @@
+import { type Socket } from 'node:net';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 // Where the suite's Redis is and how to reach it, for every client of every service (the
@@ -162,4 +163,33 @@ export function createIoRedis(
  */
 export function queuePrefixFor(connection: RedisConnectionOptions, prefix: string): string {
   return connection.mode === 'cluster' ? `{${prefix}}` : prefix;
+}
+
+/**
+ * Sends the commands of one event-loop turn in one write: the client's socket is corked at
+ * the turn's first command and uncorked at `setImmediate`, once the turn's I/O callbacks
+ * (every request read in it) have run. On this kind of machine a write to a loopback
+ * socket costs more than the command's JavaScript, since the kernel runs Redis's receiving
+ * side inside it (docs/performance.md, "Redis writes, one per turn"). Order, replies and
+ * errors are those of the writes one by one; a socket lost while corked loses its commands
+ * as it would lose them unsent, and ioredis answers them the same way.
+ */
+export function writeOncePerTurn(client: Redis): void {
+  const sendCommand = client.sendCommand.bind(client);
+  let corked: Socket | undefined;
+  const uncork = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
+  client.sendCommand = (command, stream) => {
+    if (corked === undefined && client.status === 'ready') {
+      const socket = (stream ?? client.stream) as Socket | undefined;
+      if (socket?.writable) {
+        corked = socket;
+        socket.cork();
+        setImmediate(uncork);
+      }
+    }
+    return sendCommand(command, stream);
+  };
 }

@@ -26,10 +26,13 @@ describe('read replica', () => {
 
   const onStandby = (sql: string, values: unknown[] = []) => query(replicaUrl, sql, values);
   const replayed = async () => {
-    // The standby has replayed everything the primary has written so far.
+    // The standby has replayed everything the primary has written so far. The insert
+    // position, not the write position: the test's Postgres commits asynchronously
+    // (synchronous_commit=off), so a commit record can still wait in the WAL buffers, behind
+    // the written position, for the WAL writer's next round.
     const [{ lsn }] = (await query<{ lsn: string }>(
       database.url,
-      'SELECT pg_current_wal_lsn()::text AS lsn',
+      'SELECT pg_current_wal_insert_lsn()::text AS lsn',
     )) as [{ lsn: string }];
     await waitFor(
       async () =>

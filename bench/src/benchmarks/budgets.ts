@@ -1,14 +1,8 @@
-import { generateSecretKeySpec, SecretCipher, sha256Hex } from '@switchyard/security';
-import {
-  clearRedisNamespace,
-  createTestDatabase,
-  query,
-  startApp,
-  testRedisPrefix,
-  waitFor,
-  type AppProcess,
-} from '@switchyard/testing';
+import { SecretCipher, sha256Hex } from '@switchyard/security';
+import { query, startApp, type AppProcess } from '@switchyard/testing';
 import { Agent, request } from 'undici';
+import { edgeRouting } from '../lib/edge-turns.js';
+import { benchEnvironment } from '../lib/environment.js';
 import { cpuSeconds } from '../lib/measure.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
@@ -60,23 +54,14 @@ async function window(url: string, token: string, body: string, agent: Agent): P
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const secretKeys = generateSecretKeySpec('bench');
-  const env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: prefix,
-    SECRET_KEYS: secretKeys,
-    LOG_LEVEL: 'warn',
-  };
+  const bench = await benchEnvironment();
+  const { env } = bench;
   const apps: AppProcess[] = [];
   const agent = new Agent({ connections: CONNECTIONS, pipelining: 1 });
   try {
     const mock = await startApp('mock-upstream', { env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY } });
     apps.push(mock);
-    await seedChannel(database.url, new SecretCipher([secretKeys]), {
+    await seedChannel(bench.databaseUrl, new SecretCipher([bench.secretKeys]), {
       name: 'bench',
       provider: 'openai',
       baseUrl: mock.url,
@@ -84,26 +69,26 @@ async function main(): Promise<void> {
       key: UPSTREAM_KEY,
     });
     await query(
-      database.url,
+      bench.databaseUrl,
       `INSERT INTO "ModelPrice" (model, "inputPrice", "outputPrice", "updatedAt") VALUES ($1, 2500000, 10000000, now())`,
       [MODEL],
     );
-    const off = await seedToken(database.url, { name: 'no limits' });
-    const quota = await seedToken(database.url, {
+    const off = await seedToken(bench.databaseUrl, { name: 'no limits' });
+    const quota = await seedToken(bench.databaseUrl, {
       name: 'quota',
       limits: { quota: 1_000_000_000_000 },
     });
-    const on = await seedToken(database.url, { name: 'budgets' });
+    const on = await seedToken(bench.databaseUrl, { name: 'budgets' });
     const [team] = await query<{ id: number }>(
-      database.url,
+      bench.databaseUrl,
       `INSERT INTO "Team" (name, "updatedAt") VALUES ('bench', now()) RETURNING id`,
     );
     const [user] = await query<{ id: number }>(
-      database.url,
+      bench.databaseUrl,
       `INSERT INTO "AdminUser" (username, "passwordHash", role, "updatedAt") VALUES ('bench-member', 'x', 'member', now()) RETURNING id`,
     );
     const [token] = await query<{ id: number }>(
-      database.url,
+      bench.databaseUrl,
       `UPDATE "Token" SET "teamId" = $2, "ownerId" = $3 WHERE "keyHash" = $1 RETURNING id`,
       [sha256Hex(on), team!.id, user!.id],
     );
@@ -113,7 +98,7 @@ async function main(): Promise<void> {
       [`team:${team!.id}`, 'team'],
     ] as const) {
       await query(
-        database.url,
+        bench.databaseUrl,
         `INSERT INTO "Budget" (subject, level, amount, period, "updatedAt")
          VALUES ($1, $2::"BudgetLevel", 1000000000000, 'month', now())`,
         [subject, level],
@@ -123,15 +108,7 @@ async function main(): Promise<void> {
     apps.push(await startApp('metering', { env, readyPath: '/readyz' }));
     const edge = await startApp('edge', { env, readyPath: '/readyz' });
     apps.push(edge);
-    await waitFor(
-      async () => {
-        const response = await fetch(`${edge.url}/v1/models`, {
-          headers: { authorization: `Bearer ${on}` },
-        });
-        return ((await response.json()) as { data?: unknown[] }).data?.length ? true : undefined;
-      },
-      { timeoutMs: 20_000, what: 'edge routing' },
-    );
+    await edgeRouting(edge, on, 'edge routing');
     const body = JSON.stringify({
       model: MODEL,
       max_tokens: 64,
@@ -165,7 +142,7 @@ async function main(): Promise<void> {
     const percent = (a: Window, b: Window) =>
       `${((perRequest(a) / perRequest(b) - 1) * 100).toFixed(1)} %`;
     const [spend] = await query<{ n: string }>(
-      database.url,
+      bench.databaseUrl,
       `SELECT count(*)::text AS n FROM "BudgetSpend"`,
     );
     process.stdout.write(
@@ -185,8 +162,7 @@ async function main(): Promise<void> {
   } finally {
     await agent.close();
     await Promise.all(apps.map((app) => app.stop()));
-    await clearRedisNamespace(redisUrl, prefix);
-    await database.drop();
+    await bench.remove();
   }
 }
 

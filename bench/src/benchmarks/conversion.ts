@@ -1,13 +1,7 @@
-import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
-import {
-  clearRedisNamespace,
-  createTestDatabase,
-  waitFor,
-  startApp,
-  testRedisPrefix,
-  type AppProcess,
-} from '@switchyard/testing';
+import { SecretCipher } from '@switchyard/security';
+import { clearRedisNamespace, waitFor, startApp, type AppProcess } from '@switchyard/testing';
 import { combined, cpuSeconds, load, type LoadResult } from '../lib/measure.js';
+import { benchEnvironment } from '../lib/environment.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // What converting a provider's wire format costs the edge: the same chat completion through
@@ -91,17 +85,8 @@ async function seed(
 }
 
 async function run(): Promise<Row[]> {
-  const database = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const secretKeys = generateSecretKeySpec('bench');
-  const env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: prefix,
-    SECRET_KEYS: secretKeys,
-    LOG_LEVEL: 'info',
-  };
+  const bench = await benchEnvironment('info');
+  const { env } = bench;
   const apps: AppProcess[] = [];
   try {
     const mock = await startApp('mock-upstream', {
@@ -109,7 +94,7 @@ async function run(): Promise<Row[]> {
       cpus: LOAD_CPU,
     });
     apps.push(mock);
-    const token = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
+    const token = await seed(bench.databaseUrl, new SecretCipher([bench.secretKeys]), mock.url);
     apps.push(await startApp('router', { env, cpus: LOAD_CPU }));
     const edge = await startApp('edge', { env, cpus: EDGE_CPU, readyPath: '/readyz' });
     apps.push(edge);
@@ -138,7 +123,7 @@ async function run(): Promise<Row[]> {
         slots: [] as Slot[],
       })),
     );
-    const emptyUsageQueue = () => clearRedisNamespace(redisUrl, `${prefix}:bull:usage`);
+    const emptyUsageQueue = () => clearRedisNamespace(bench.redisUrl, `${bench.prefix}:bull:usage`);
     // Warm up connection pools, JIT and caches on every path before measuring any.
     for (const { request } of cases) {
       await load({ ...request, seconds: 2 });
@@ -158,8 +143,7 @@ async function run(): Promise<Row[]> {
     return rows;
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
-    await clearRedisNamespace(redisUrl, prefix);
-    await database.drop();
+    await bench.remove();
   }
 }
 

@@ -2,16 +2,13 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
+import { SecretCipher } from '@switchyard/security';
 import {
-  clearRedisNamespace,
-  createTestDatabase,
   waitFor,
   freePort,
   query,
   repositoryRoot,
   startApp,
-  testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
 import {
@@ -23,6 +20,7 @@ import {
   timeToFirstToken,
   type LoadResult,
 } from '../lib/measure.js';
+import { benchEnvironment } from '../lib/environment.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
@@ -194,17 +192,8 @@ function installPortkey(): void {
 }
 
 async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, number> }> {
-  const database = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const secretKeys = generateSecretKeySpec('bench');
-  const env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: prefix,
-    SECRET_KEYS: secretKeys,
-    LOG_LEVEL: 'info',
-  };
+  const bench = await benchEnvironment('info');
+  const { env } = bench;
   const apps: AppProcess[] = [];
   let portkey: ChildProcess | undefined;
   const floors: Partial<Record<Floor, ChildProcess>> = {};
@@ -214,7 +203,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       cpus: LOAD_CPU,
     });
     apps.push(mock);
-    const tokens = await seed(database.url, new SecretCipher([secretKeys]), mock.url);
+    const tokens = await seed(bench.databaseUrl, new SecretCipher([bench.secretKeys]), mock.url);
     const router = await startApp('router', { env, cpus: GATEWAY_CPU });
     apps.push(router);
     const metering = await startApp('metering', {
@@ -351,7 +340,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
         // Warm up connection pools, JIT and caches on every path before measuring any.
         for (const { request, ours } of cases) {
           await load({ ...request, seconds: 2 });
-          if (ours) await settled(database.url);
+          if (ours) await settled(bench.databaseUrl);
         }
         // The targets take turns, each round starting one later, so none is measured only
         // while the machine is in one mood (single-connection figures drift by a tenth of a
@@ -363,7 +352,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
             const gatewayBefore = gatewayPid ? await cpuSeconds(gatewayPid) : 0;
             const suiteBefore = measured.ours ? await suiteCpu(processes) : null;
             measured.loads.push(await load({ ...measured.request, seconds: SLOT_SECONDS }));
-            if (measured.ours) await settled(database.url);
+            if (measured.ours) await settled(bench.databaseUrl);
             if (gatewayPid)
               measured.gatewaySeconds += (await cpuSeconds(gatewayPid)) - gatewayBefore;
             if (suiteBefore) {
@@ -413,8 +402,7 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
     portkey?.kill();
     for (const child of Object.values(floors)) child.kill();
     await Promise.all(apps.map((app) => app.stop()));
-    await clearRedisNamespace(redisUrl, prefix);
-    await database.drop();
+    await bench.remove();
   }
 }
 

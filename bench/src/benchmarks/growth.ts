@@ -1,13 +1,8 @@
-import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
-import {
-  clearRedisNamespace,
-  createTestDatabase,
-  startApp,
-  testRedisPrefix,
-  waitFor,
-  type AppProcess,
-} from '@switchyard/testing';
+import { SecretCipher } from '@switchyard/security';
+import { startApp, type AppProcess } from '@switchyard/testing';
 import { Agent, request } from 'undici';
+import { edgeRouting } from '../lib/edge-turns.js';
+import { benchEnvironment } from '../lib/environment.js';
 import { cpuSeconds, load, peakMemoryMiB } from '../lib/measure.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
@@ -74,17 +69,8 @@ async function undiciLoad(url: string, token: string, body: string): Promise<num
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
-  const prefix = testRedisPrefix();
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const secretKeys = generateSecretKeySpec('bench');
-  const env = {
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    REDIS_PREFIX: prefix,
-    SECRET_KEYS: secretKeys,
-    LOG_LEVEL: 'warn',
-  };
+  const bench = await benchEnvironment();
+  const { env } = bench;
   const apps: AppProcess[] = [];
   try {
     const mock = await startApp('mock-upstream', {
@@ -101,7 +87,7 @@ async function main(): Promise<void> {
     });
     if (!fault.ok) throw new Error(`mock fault: ${fault.status} ${await fault.text()}`);
     // Limits far above the load: every request takes the Redis round trip, none is refused.
-    await seedChannel(database.url, new SecretCipher([secretKeys]), {
+    await seedChannel(bench.databaseUrl, new SecretCipher([bench.secretKeys]), {
       name: 'limited',
       provider: 'openai',
       baseUrl: mock.url,
@@ -109,7 +95,7 @@ async function main(): Promise<void> {
       key: UPSTREAM_KEY,
       limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 },
     });
-    const token = await seedToken(database.url, {
+    const token = await seedToken(bench.databaseUrl, {
       name: 'limited',
       limits: { quota: 1_000_000_000_000, rateLimit: 100_000_000 },
     });
@@ -128,15 +114,7 @@ async function main(): Promise<void> {
       nodeFlags: ['--max-semi-space-size=16', '--heap-growing-percent=100'],
     });
     apps.push(edge);
-    await waitFor(
-      async () => {
-        const response = await fetch(`${edge.url}/v1/models`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        return ((await response.json()) as { data?: unknown[] }).data?.length ? true : undefined;
-      },
-      { timeoutMs: 20_000, what: 'edge routing' },
-    );
+    await edgeRouting(edge, token, 'edge routing');
     const url = `${edge.url}/v1/chat/completions`;
     const pid = edge.child.pid!;
     const lines: string[] = [];
@@ -183,14 +161,16 @@ async function main(): Promise<void> {
       await load({ ...options, seconds: 2 });
       const before = await cpuSeconds(pid);
       const result = await load(options);
-      const perRequest = (((await cpuSeconds(pid)) - before) / result.requests) * 1e6;
+      const cpu = (await cpuSeconds(pid)) - before;
+      // A window too short for its connections to get an answer serves none.
+      const perRequest = result.requests > 0 ? ((cpu / result.requests) * 1e6).toFixed(0) : '-';
       lines.push(
         [
           String(connections).padEnd(6),
           result.rps.toFixed(0).padStart(9),
           result.p50Ms.toFixed(2).padStart(8),
           result.p99Ms.toFixed(2).padStart(9),
-          perRequest.toFixed(0).padStart(12),
+          perRequest.padStart(12),
           String(result.errors).padStart(7),
         ].join(' '),
       );
@@ -198,8 +178,7 @@ async function main(): Promise<void> {
     process.stdout.write(`growth of the edge's cost\n${lines.join('\n')}\n`);
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
-    await clearRedisNamespace(redisUrl, prefix);
-    await database.drop();
+    await bench.remove();
   }
 }
 

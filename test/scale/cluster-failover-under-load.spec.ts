@@ -9,6 +9,7 @@ import {
   usageRowsOf,
 } from '../support/load.js';
 import { Nginx } from '../support/nginx.js';
+import { stopEach } from '../support/teardown.js';
 import { pricedModel } from '../support/provider-gateway.js';
 import { ClusterTopology } from '../support/redis-topology.js';
 import { freshAccount, Stack, STACK_START_TIMEOUT_MS } from '../support/stack.js';
@@ -59,18 +60,13 @@ describe('scale: two of each service behind nginx on a Redis Cluster, a master k
     await nginx.start();
   }, STACK_START_TIMEOUT_MS);
 
-  afterAll(async () => {
-    // Each one stopped whatever the one before did: nothing of the test outlives it.
-    try {
-      await nginx?.stop();
-    } finally {
-      try {
-        await stack?.stop();
-      } finally {
-        await cluster.stop();
-      }
-    }
-  });
+  afterAll(() =>
+    stopEach(
+      () => nginx?.stop(),
+      () => stack?.stop(),
+      () => cluster.stop(),
+    ),
+  );
 
   it('the master of the usage queue dies under load: every answer billed once, the quota exact', async () => {
     const s = stack!;

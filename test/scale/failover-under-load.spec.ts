@@ -9,6 +9,7 @@ import {
   type Answered,
 } from '../support/load.js';
 import { Nginx } from '../support/nginx.js';
+import { stopEach } from '../support/teardown.js';
 import { SentinelTopology } from '../support/redis-topology.js';
 import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
@@ -58,18 +59,13 @@ describe('scale: two of each service behind nginx on Sentinel and PgBouncer, fau
     await nginx.start();
   }, STACK_START_TIMEOUT_MS);
 
-  afterAll(async () => {
-    // Each one stopped whatever the one before did: nothing of the test outlives it.
-    try {
-      await nginx?.stop();
-    } finally {
-      try {
-        await stack?.stop();
-      } finally {
-        await Promise.all([sentinel.stop(), pgbouncer.remove()]);
-      }
-    }
-  });
+  afterAll(() =>
+    stopEach(
+      () => nginx?.stop(),
+      () => stack?.stop(),
+      () => Promise.all([sentinel.stop(), pgbouncer.remove()]),
+    ),
+  );
 
   it('an edge, the Redis master, PgBouncer, a router and a metering worker fail under load: every answer billed once, quotas exact', async () => {
     const s = stack!;

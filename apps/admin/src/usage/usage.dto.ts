@@ -107,7 +107,14 @@ export class UsageLogResponse {
   @ApiProperty({ type: Number, nullable: true, description: 'The team that paid' })
   teamId!: number | null;
   @ApiProperty({ example: 'chat.completions' }) endpoint!: string;
-  @ApiProperty() model!: string;
+  @ApiProperty({ description: 'The model that served: the one asked for, or its fallback' })
+  model!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The model the client asked for, when a fallback of it served; null otherwise',
+  })
+  requestedModel!: string | null;
   @ApiProperty({ type: String, nullable: true }) upstreamModel!: string | null;
   @ApiProperty() promptTokens!: number;
   @ApiProperty() completionTokens!: number;

@@ -105,6 +105,7 @@ function toUsageLogResponse(row: UsageLogWithNames): UsageLogResponse {
     teamId: row.teamId,
     endpoint: row.endpoint,
     model: row.model,
+    requestedModel: row.requestedModel,
     upstreamModel: row.upstreamModel,
     promptTokens: row.promptTokens,
     completionTokens: row.completionTokens,

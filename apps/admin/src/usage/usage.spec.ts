@@ -143,6 +143,32 @@ describe('usage', () => {
     await api.get('/api/usage/logs?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z').expect(400);
   });
 
+  it('names the model asked for when a fallback of it served', async () => {
+    const admin = h.api((await h.session('admin')).token);
+    const tokenId = (
+      await admin
+        .post('/api/tokens', { name: 'usage-fallback', expiresAt: null, quota: null })
+        .expect(201)
+    ).body.id as number;
+    for (const [model, requested, at] of [
+      ['gpt-4o-mini', 'gpt-4o', '2026-05-01T00:00:02Z'],
+      ['gpt-4o', null, '2026-05-01T00:00:01Z'],
+    ] as const) {
+      await query(
+        h.databaseUrl,
+        `INSERT INTO "UsageLog" ("requestId", "tokenId", endpoint, model, "requestedModel",
+           "promptTokens", "completionTokens", cost, status, "latencyMs", "requestedAt")
+         VALUES ($1, $2, 'chat.completions', $3, $4, 1, 1, 1, 200, 10, $5)`,
+        [`req-${randomSuffix()}${randomSuffix()}`, tokenId, model, requested, at],
+      );
+    }
+    const logs = await api.get(`/api/usage/logs?tokenId=${tokenId}`).expect(200);
+    expect(logs.body.items).toMatchObject([
+      { model: 'gpt-4o-mini', requestedModel: 'gpt-4o' },
+      { model: 'gpt-4o', requestedModel: null },
+    ]);
+  });
+
   const range = 'from=2026-03-01T00:00:00Z&to=2026-03-04T00:00:00Z';
   const mine = (items: { key: string | null }[], keys: (string | null)[]) =>
     items.filter((item) => keys.includes(item.key));

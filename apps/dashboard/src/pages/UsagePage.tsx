@@ -54,6 +54,7 @@ const CSV_COLUMNS: (keyof Log)[] = [
   'requestId',
   'tokenName',
   'channelName',
+  'requestedModel',
   'model',
   'upstreamModel',
   'status',
@@ -250,7 +251,10 @@ function RequestDetail(props: { log: Log; onClose: () => void }) {
     ['Time', when(log.requestedAt)],
     ['Endpoint', log.endpoint],
     ['Token', log.tokenName ?? '—'],
-    ['Model asked for', log.model],
+    ['Model asked for', log.requestedModel ?? log.model],
+    ...(log.requestedModel !== null
+      ? ([['Model that served', `${log.model} (a fallback)`]] as [string, string][])
+      : []),
     ['Model sent upstream', log.upstreamModel ?? '—'],
     ['Channel', log.channelName ? `${log.channelName} (key #${log.channelKeyId ?? '—'})` : '—'],
     ['Attempts', `${log.attempts}${log.attempts > 1 ? ' (failed over to the channel above)' : ''}`],

@@ -308,12 +308,9 @@ describe('chat credits', () => {
         received += new TextDecoder().decode(value);
       }
       abort.abort();
-      await waitFor(
-        async () => ((await ledgerOf(user.token))[0]?.kind === 'refund' ? true : null),
-        {
-          what: 'the refund of the cancelled reply',
-        },
-      );
+      await waitFor(async () => (await ledgerOf(user.token))[0]?.kind === 'refund' || undefined, {
+        what: 'the refund of the cancelled reply',
+      });
       // The whole ledger in the comparison, so that a failure shows what happened.
       const entries = (await ledgerOf(user.token)).map((e) => `${e.kind} ${e.amount}`);
       expect({ balance: await balanceOf(user.token), entries }).toEqual({

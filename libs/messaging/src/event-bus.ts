@@ -10,7 +10,7 @@ import {
   type MessageRequest,
 } from '@switchyard/contracts';
 import { lastValueFrom, timeout } from 'rxjs';
-import { validatePayload } from './payload.js';
+import { payloadValidator } from './payload.js';
 import { type NamespacedRedisClient } from './transport.js';
 
 export const BUS_CLIENT = Symbol('BUS_CLIENT');
@@ -89,10 +89,13 @@ function validatingHandler(
   onInvalid: 'drop' | 'throw',
 ): void {
   const handle = descriptor.value as Handler;
+  // Compiled once per handler: class-validator's per-call work would cost seconds for a
+  // routing change of a hundred thousand keys (docs/performance.md, "How cost grows").
+  const validate = payloadValidator(schema);
   descriptor.value = function (this: unknown, data: unknown, ...rest: unknown[]) {
     let payload: object;
     try {
-      payload = validatePayload(schema, data);
+      payload = validate(data);
     } catch (error) {
       if (onInvalid === 'throw') throw error;
       logger.warn({

@@ -28,7 +28,7 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
   bus: {
     connection: busConnectionOf,
     requiredHandlers: [
-      Events.RoutingSnapshot,
+      Events.RoutingChanged,
       Events.TokenChanged,
       Events.TokenExhausted,
       Events.PriceChanged,

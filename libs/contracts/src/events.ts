@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { ChannelOutcomeBatch, RoutingSnapshot } from './routing.js';
+import { ChannelOutcomeBatch, RoutingChange } from './routing.js';
 
 // Every event that crosses Redis pub/sub: its name and the class of its payload.
 // Publishers and handlers use only these; payloads are validated on receipt.
@@ -62,8 +62,8 @@ export class PriceGroupChangedEvent {
   @IsString() @MaxLength(64) name!: string;
 }
 
-export class RoutingSnapshotEvent {
-  @ValidateNested() @Type(() => RoutingSnapshot) snapshot!: RoutingSnapshot;
+export class RoutingChangedEvent {
+  @ValidateNested() @Type(() => RoutingChange) change!: RoutingChange;
 }
 
 export const Events = {
@@ -75,7 +75,7 @@ export const Events = {
   BudgetChanged: 'budget.changed',
   TeamChanged: 'team.changed',
   PriceGroupChanged: 'price-group.changed',
-  RoutingSnapshot: 'routing.snapshot',
+  RoutingChanged: 'routing.changed',
   ChannelOutcomes: 'channel.outcome',
 } as const;
 
@@ -90,7 +90,7 @@ export const EVENT_PAYLOADS = {
   [Events.BudgetChanged]: BudgetChangedEvent,
   [Events.TeamChanged]: TeamChangedEvent,
   [Events.PriceGroupChanged]: PriceGroupChangedEvent,
-  [Events.RoutingSnapshot]: RoutingSnapshotEvent,
+  [Events.RoutingChanged]: RoutingChangedEvent,
   [Events.ChannelOutcomes]: ChannelOutcomeBatch,
 } as const satisfies Record<EventName, new () => object>;
 

@@ -88,6 +88,23 @@ export class RoutingSnapshot {
   resting?: RestingChannel[];
 }
 
+/**
+ * What changed from the routing state `baseVersion` to `version`: the channels added or
+ * changed, whole; the ids of those that may no longer take traffic; the resting list, whole
+ * (it is short). An edge holding `baseVersion` applies it; any other edge reads the stored
+ * snapshot (ROUTING_SNAPSHOT_KEY) instead. A change of one channel costs the edges that
+ * channel, not the whole state (docs/architecture.md, "Routing snapshots and changes").
+ */
+export class RoutingChange {
+  @IsInt() @Min(1) version!: number;
+  /** 0: no base an edge can hold (the first publish of a router); read the stored snapshot. */
+  @IsInt() @Min(0) baseVersion!: number;
+  @IsInt() generatedAt!: number;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => RoutedChannel) changed!: RoutedChannel[];
+  @IsArray() @IsInt({ each: true }) removed!: number[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => RestingChannel) resting!: RestingChannel[];
+}
+
 /** How one upstream attempt ended, as far as the health of the channel and key goes. */
 export const OUTCOME_KINDS = [
   'ok',

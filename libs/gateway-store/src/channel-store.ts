@@ -65,10 +65,16 @@ export class ChannelStore {
     private readonly audit: AuditRepository,
   ) {}
 
-  /** Every channel an administrator has not disabled, with its keys and their effective limits. */
-  async loadRoutable(): Promise<StoredChannel[]> {
+  /**
+   * Every channel an administrator has not disabled, with its keys and their effective
+   * limits; or only the one given, when it is such a channel.
+   */
+  async loadRoutable(channelId?: number): Promise<StoredChannel[]> {
     const rows = await this.prisma.channel.findMany({
-      where: { status: { not: ChannelStatus.disabled } },
+      where: {
+        status: { not: ChannelStatus.disabled },
+        ...(channelId !== undefined ? { id: channelId } : {}),
+      },
       include: {
         keys: { where: { status: { not: ChannelStatus.disabled } }, orderBy: { id: 'asc' } },
       },

@@ -11,18 +11,29 @@ import {
   Messages,
   ROUTING_SNAPSHOT_KEY,
   RoutingSnapshot,
-  type RoutingSnapshotEvent,
+  type RoutingChange,
+  type RoutingChangedEvent,
 } from '@switchyard/contracts';
-import { EventBus, OnEvent, REDIS, validatePayload, type RedisClient } from '@switchyard/messaging';
-import { Gauge, Registry } from '@switchyard/observability';
+import {
+  EventBus,
+  OnEvent,
+  payloadValidator,
+  REDIS,
+  type RedisClient,
+} from '@switchyard/messaging';
+import { Counter, Gauge, Registry } from '@switchyard/observability';
 import { RoutingTable } from '@switchyard/routing';
 
 const FETCH_RETRY_MS = 1_000;
 
+const validSnapshot = payloadValidator(RoutingSnapshot);
+
 /**
- * The edge's copy of the routing state. The router publishes a snapshot on every change;
- * the edge keeps the highest version it has seen and goes on serving from it when the
- * router is gone.
+ * The edge's copy of the routing state. The router announces each change as the channels
+ * it touched; the edge applies it to the version it holds, or, when it does not hold the
+ * version the change follows, reads the router's stored snapshot whole (docs/architecture.md,
+ * "Routing snapshots and changes"). It keeps the highest version it has seen and goes on
+ * serving from it when the router is gone.
  */
 @Injectable()
 export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -31,6 +42,10 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly version: Gauge;
+  private readonly wholeReads: Counter;
+  /** A read of the stored snapshot in flight, and whether a change arrived meanwhile. */
+  private reading: Promise<void> | null = null;
+  private readAgain = false;
 
   constructor(
     private readonly bus: EventBus,
@@ -40,6 +55,11 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
     this.version = new Gauge({
       name: 'edge_routing_snapshot_version',
       help: 'Version of the routing snapshot in use.',
+      registers: [registry],
+    });
+    this.wholeReads = new Counter({
+      name: 'edge_routing_snapshot_reads_total',
+      help: 'Stored routing snapshots read whole because a change did not follow the version held.',
       registers: [registry],
     });
   }
@@ -60,6 +80,58 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
     return true;
   }
 
+  /** Applies a change to the version held; anything else is caught up from the stored snapshot. */
+  apply(change: RoutingChange): void {
+    const held = this.current;
+    if (held && change.version <= held.version) return;
+    if (!held || change.baseVersion !== held.version) {
+      this.readStored();
+      return;
+    }
+    const channels = new Map(held.snapshot.channels.map((channel) => [channel.id, channel]));
+    for (const id of change.removed) channels.delete(id);
+    for (const channel of change.changed) channels.set(channel.id, channel);
+    this.install({
+      version: change.version,
+      generatedAt: change.generatedAt,
+      // The router's order, so every edge and the stored snapshot list channels alike.
+      channels: [...channels.values()].sort((a, b) => a.id - b.id),
+      resting: change.resting,
+    });
+  }
+
+  /**
+   * One read at a time; a change arriving during it may be newer than what the read finds
+   * (the router stores a version before announcing it), so it reads once more after.
+   */
+  private readStored(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.wholeReads.inc();
+    this.reading = this.redis
+      .get(ROUTING_SNAPSHOT_KEY)
+      .then((stored) => {
+        if (stored) this.install(validSnapshot(JSON.parse(stored)));
+      })
+      .catch((error: unknown) => {
+        this.logger.warn(`routing snapshot not read: ${(error as Error).message}`);
+        // Redis away: the change would be lost until the next one, so it is read again.
+        if (!this.stopped) {
+          clearTimeout(this.retry);
+          this.retry = setTimeout(() => this.readStored(), FETCH_RETRY_MS);
+        }
+      })
+      .finally(() => {
+        this.reading = null;
+        if (this.readAgain) {
+          this.readAgain = false;
+          this.readStored();
+        }
+      });
+  }
+
   onApplicationBootstrap(): void {
     void this.fetch();
   }
@@ -76,7 +148,7 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
     } catch {
       try {
         const stored = await this.redis.get(ROUTING_SNAPSHOT_KEY);
-        if (stored) this.install(validatePayload(RoutingSnapshot, JSON.parse(stored)));
+        if (stored) this.install(validSnapshot(JSON.parse(stored)));
       } catch (error) {
         this.logger.warn(`no routing snapshot yet: ${(error as Error).message}`);
       }
@@ -91,8 +163,8 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
 export class RoutingSnapshotController {
   constructor(private readonly state: RoutingState) {}
 
-  @OnEvent(Events.RoutingSnapshot)
-  received(event: RoutingSnapshotEvent): void {
-    this.state.install(event.snapshot);
+  @OnEvent(Events.RoutingChanged)
+  changed(event: RoutingChangedEvent): void {
+    this.state.apply(event.change);
   }
 }

@@ -37,6 +37,13 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
   const keysOf = (snapshot: RoutingSnapshot, channelId: number) =>
     snapshot.channels.find((c) => c.id === channelId)?.keys.map((k) => k.id);
 
+  /** The routing.changed event that announced `version`. */
+  const announcement = (version: number) =>
+    waitFor(
+      () => testbed.events(Events.RoutingChanged).find((e) => e.change.version === version)?.change,
+      { what: `the routing.changed event of version ${version}` },
+    );
+
   const report = (router: RunningRouter, outcomes: Omit<ChannelOutcome, 'latencyMs' | 'at'>[]) =>
     router.bus.publish(Events.ChannelOutcomes, {
       edgeId: 'edge-spec',
@@ -74,13 +81,7 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     expect([...routedIds(snapshot), ...restingIds(snapshot)]).not.toContain(disabled.id);
     // The secret stays sealed on its way to the edges.
     expect(JSON.stringify(snapshot)).not.toContain('sk-a-0001');
-    await waitFor(
-      () =>
-        testbed.events(Events.RoutingSnapshot).some((e) => e.snapshot.version === snapshot.version)
-          ? true
-          : undefined,
-      { what: 'the routing.snapshot event' },
-    );
+    await announcement(snapshot.version);
   });
 
   it('lets only the leader publish; the standby answers with the leader’s snapshot', async () => {
@@ -102,6 +103,30 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     await leader.bus.publish(Events.ChannelChanged, { channelId: routed.id, action: 'updated' });
     const after = await nextSnapshot(before.version);
     expect(keysOf(after, routed.id)).toEqual(routed.keys);
+    // Edges are sent the one channel that changed, after the version they hold.
+    const change = await announcement(after.version);
+    expect(change.baseVersion).toBe(before.version);
+    expect(change.changed).toEqual(after.channels.filter((c) => c.id === routed.id));
+    expect(change.removed).toEqual([]);
+    expect(change.resting).toEqual(after.resting);
+  });
+
+  it('follows a channel announced as created, then as deleted, with a change of that channel alone', async () => {
+    const before = await stored();
+    const added = await testbed.addChannel({ baseUrl: DEAD_UPSTREAM, secrets: ['sk-e-0005'] });
+    await leader.bus.publish(Events.ChannelChanged, { channelId: added.id, action: 'created' });
+    const withIt = await nextSnapshot(before.version, (s) => routedIds(s).includes(added.id));
+    expect(routedIds(withIt)).toEqual([routed.id, added.id]);
+    expect(await announcement(withIt.version)).toMatchObject({
+      changed: [expect.objectContaining({ id: added.id })],
+      removed: [],
+    });
+
+    await testbed.channels.delete(testbed.prisma, added.id);
+    await leader.bus.publish(Events.ChannelChanged, { channelId: added.id, action: 'deleted' });
+    const without = await nextSnapshot(withIt.version);
+    expect(routedIds(without)).toEqual([routed.id]);
+    expect(await announcement(without.version)).toMatchObject({ changed: [], removed: [added.id] });
   });
 
   it('disables a key the upstream bans, drops it from the snapshot and announces the change', async () => {
@@ -136,6 +161,8 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     expect(routedIds(first)).toEqual(routedIds(last));
     expect(keysOf(first, routed.id)).toEqual(keysOf(last, routed.id));
     expect(await standby.authority.current()).toEqual(first);
+    // A new leader has published nothing edges hold: they read its snapshot whole.
+    expect(await announcement(first.version)).toMatchObject({ baseVersion: 0, changed: [] });
   });
   it('rests a channel whose breaker opens, and routes it again once a probe closes it', async () => {
     expect(standby.lock.isLeader).toBe(true);
@@ -144,6 +171,11 @@ describe('RoutingAuthority (real Postgres and Redis, leader and standby)', () =>
     await report(standby, [failure, failure, failure]);
     const resting = await nextSnapshot(before.version, (s) => restingIds(s).includes(routed.id));
     expect(routedIds(resting)).toEqual([]);
+    expect(await announcement(resting.version)).toMatchObject({
+      removed: [routed.id],
+      changed: [],
+      resting: resting.resting,
+    });
 
     await standby.authority.recovered('channel', routed.id);
     const back = await nextSnapshot(resting.version);

@@ -47,10 +47,19 @@ type KeyBan = Extract<HealthChange, { kind: 'key_banned' }>;
 export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RoutingAuthority');
   private channels: StoredChannel[] = [];
-  private published: RoutingSnapshot | null = null;
-  private publishedContent = '';
+  /**
+   * What this router last published while leading, each channel as serialized, to tell which
+   * channels a change touched. Forgotten when it stops leading: another leader's versions
+   * follow, so its next change is announced as one to read whole.
+   */
+  private published: {
+    snapshot: RoutingSnapshot;
+    channels: Map<number, string>;
+    resting: string;
+  } | null = null;
   private publishTimer: NodeJS.Timeout | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
+  private loading: Promise<void> = Promise.resolve();
   private banRetryTimer: NodeJS.Timeout | undefined;
   /** Bans not stored yet, by key, with when they were first seen. */
   private readonly unstoredBans = new Map<number, { ban: KeyBan; seenAt: number }>();
@@ -96,7 +105,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
       labelNames: ['state'],
       registers: [registry],
       collect() {
-        const { channels, resting = [] } = authority.build(Date.now());
+        const { channels, resting } = authority.build(Date.now());
         this.set({ state: 'routable' }, channels.length);
         this.set({ state: 'resting' }, resting.length);
       },
@@ -107,7 +116,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
       labelNames: ['model', 'state'],
       registers: [registry],
       collect() {
-        const { channels, resting = [] } = authority.build(Date.now());
+        const { channels, resting } = authority.build(Date.now());
         this.reset();
         const counts = new Map<string, { routable: number; resting: number }>();
         const count = (models: string[], state: 'routable' | 'resting') => {
@@ -130,6 +139,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationBootstrap(): Promise<void> {
     this.lock.onChange((leading) => {
       if (leading) this.schedulePublish();
+      else this.published = null;
     });
     await this.reload().catch((error: unknown) =>
       this.logger.error(`cannot load channels: ${(error as Error).message}`),
@@ -150,9 +160,30 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     return this.channels;
   }
 
-  async reload(): Promise<void> {
-    this.channels = await this.store.loadRoutable();
-    this.schedulePublish();
+  /** Every channel from Postgres: at start, and as a safety net for missed announcements. */
+  reload(): Promise<void> {
+    return this.inOrder(async () => {
+      this.channels = await this.store.loadRoutable();
+    });
+  }
+
+  /**
+   * One channel from Postgres, once it is announced as changed: with a thousand channels
+   * and a hundred thousand keys, a whole reload for each change took seconds.
+   */
+  reloadChannel(channelId: number): Promise<void> {
+    return this.inOrder(async () => {
+      const [loaded] = await this.store.loadRoutable(channelId);
+      const others = this.channels.filter((channel) => channel.id !== channelId);
+      this.channels = loaded ? [...others, loaded].sort((a, b) => a.id - b.id) : others;
+    });
+  }
+
+  /** Loads one after another, so an older read never lands after a newer one. */
+  private inOrder(load: () => Promise<void>): Promise<void> {
+    const loaded = this.loading.then(load);
+    this.loading = loaded.catch(() => undefined);
+    return loaded.then(() => this.schedulePublish());
   }
 
   async handleOutcomes(outcomes: ChannelOutcome[]): Promise<void> {
@@ -259,7 +290,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async announceChannelChange(channelId: number): Promise<void> {
-    await this.reload();
+    await this.reloadChannel(channelId);
     await this.bus
       .publish(Events.ChannelChanged, { channelId, action: 'updated' })
       .catch(() => undefined);
@@ -275,7 +306,7 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     }, PUBLISH_DEBOUNCE_MS);
   }
 
-  private build(now: number): Omit<RoutingSnapshot, 'version' | 'generatedAt'> {
+  private build(now: number): { channels: RoutedChannel[]; resting: RestingChannel[] } {
     const channels: RoutedChannel[] = [];
     const resting: RestingChannel[] = [];
     for (const channel of this.channels) {
@@ -320,28 +351,48 @@ export class RoutingAuthority implements OnApplicationBootstrap, OnApplicationSh
     return { channels, resting };
   }
 
-  /** Publishes a new version when the content changed; only the leader publishes. */
+  /**
+   * Publishes a new version when the content changed; only the leader publishes. The whole
+   * snapshot is stored, and edges are sent only the channels that changed since the version
+   * before (docs/architecture.md, "Routing snapshots and changes").
+   */
   private async publish(): Promise<void> {
     if (!this.lock.isLeader) return;
     const content = this.build(Date.now());
-    const serialized = JSON.stringify(content);
-    if (serialized === this.publishedContent && this.published) return;
+    const channels = new Map(content.channels.map((c) => [c.id, JSON.stringify(c)]));
+    const resting = JSON.stringify(content.resting);
+    const base = this.published;
+    const changed = base
+      ? content.channels.filter((c) => base.channels.get(c.id) !== channels.get(c.id))
+      : [];
+    const removed = base ? [...base.channels.keys()].filter((id) => !channels.has(id)) : [];
+    if (base && changed.length === 0 && removed.length === 0 && resting === base.resting) return;
     const version = await this.redis.incr(VERSION_KEY);
-    const snapshot: RoutingSnapshot = { version, generatedAt: Date.now(), ...content };
+    const generatedAt = Date.now();
+    const snapshot: RoutingSnapshot = { version, generatedAt, ...content };
     await this.redis.set(ROUTING_SNAPSHOT_KEY, JSON.stringify(snapshot));
-    await this.bus.publish(Events.RoutingSnapshot, { snapshot });
-    this.published = snapshot;
-    this.publishedContent = serialized;
+    await this.bus.publish(Events.RoutingChanged, {
+      change: {
+        version,
+        baseVersion: base?.snapshot.version ?? 0,
+        generatedAt,
+        changed,
+        removed,
+        resting: content.resting,
+      },
+    });
+    this.published = { snapshot, channels, resting };
     this.logger.log({
       message: 'routing snapshot published',
       version,
       channels: snapshot.channels.length,
+      changed: base ? changed.length + removed.length : 'all',
     });
   }
 
   /** The snapshot edges should use now: ours when leading, else the leader's stored one. */
   async current(): Promise<RoutingSnapshot> {
-    if (this.lock.isLeader && this.published) return this.published;
+    if (this.lock.isLeader && this.published) return this.published.snapshot;
     const stored = await this.redis.get(ROUTING_SNAPSHOT_KEY);
     if (stored) return validatePayload(RoutingSnapshot, JSON.parse(stored));
     return { version: 0, generatedAt: Date.now(), ...this.build(Date.now()) };

@@ -19,8 +19,9 @@ export class RoutingController {
   }
 
   @OnEvent(Events.ChannelChanged)
-  async channelChanged(_event: ChannelChangedEvent): Promise<void> {
-    await this.authority.reload();
+  async channelChanged(event: ChannelChangedEvent): Promise<void> {
+    if (event.channelId === undefined) await this.authority.reload();
+    else await this.authority.reloadChannel(event.channelId);
   }
 
   @OnEvent(Events.ChannelOutcomes)

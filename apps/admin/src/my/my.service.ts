@@ -17,7 +17,7 @@ import { type RedeemedResponse } from '../redemption/redemption.dto.js';
 import { TeamsService, toTeamResponse } from '../teams/teams.service.js';
 import { type CreatedTokenResponse, type TokenResponse } from '../tokens/tokens.dto.js';
 import { toTokenResponse } from '../tokens/tokens.service.js';
-import { type UsageLogResponse } from '../usage/usage.dto.js';
+import { type UsageLogPage } from '../usage/usage.dto.js';
 import { UsageService } from '../usage/usage.service.js';
 import { type CreateMyTokenDto, type MyTeamResponse, type MyUsageQuery } from './my.dto.js';
 import { shareTeam } from '../teams/team-locks.repository.js';
@@ -139,7 +139,7 @@ export class MyService {
     actor: Actor,
     teamId: number,
     query: MyUsageQuery,
-  ): Promise<Page<UsageLogResponse>> {
+  ): Promise<UsageLogPage> {
     await this.teams.asMember(teamId, actor.id!);
     return this.usage.logs(query, { teamId, ownerId: actor.id! });
   }

@@ -131,7 +131,19 @@ export class UsageLogResponse {
   @ApiProperty() requestedAt!: Date;
 }
 
-export class UsageLogPage extends PageOf(UsageLogResponse) {}
+/**
+ * The usage list counts its matches up to this many (the dashboard's CSV export takes as
+ * many): counting every row of a table of fifty million took 16 s a page
+ * (docs/capacity.md, "Usage at volume").
+ */
+export const COUNTED_AT_MOST = 10_000;
+
+export class UsageLogPage extends PageOf(UsageLogResponse) {
+  @ApiProperty({
+    description: `More requests match than were counted: \`total\` is then ${COUNTED_AT_MOST}, and a narrower filter (a time range, a token) counts them all`,
+  })
+  totalCapped!: boolean;
+}
 
 export class UsageTotals {
   @ApiProperty() requests!: number;

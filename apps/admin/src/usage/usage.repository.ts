@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma, ReportingDatabase, type UsageLog } from '@switchyard/db';
 import { UTC_DAY, usageTotalsQuery, type UsageTotalsRow } from './usage-aggregate.js';
-import { type SummaryGroup } from './usage.dto.js';
+import { COUNTED_AT_MOST, type SummaryGroup } from './usage.dto.js';
 
 export interface UsageFilter {
   tokenId?: number;
@@ -34,7 +34,7 @@ export class UsageRepository {
   async listNewestFirst(
     filter: UsageFilter,
     page: { skip: number; take: number },
-  ): Promise<{ rows: UsageLogWithNames[]; total: number }> {
+  ): Promise<{ rows: UsageLogWithNames[]; total: number; totalCapped: boolean }> {
     const where: Prisma.UsageLogWhereInput = {
       ...(filter.tokenId ? { tokenId: filter.tokenId } : {}),
       ...(filter.channelId ? { channelId: filter.channelId } : {}),
@@ -51,16 +51,26 @@ export class UsageRepository {
           }
         : {}),
     };
-    const [rows, total] = await Promise.all([
+    const [rows, counted] = await Promise.all([
       this.prisma.usageLog.findMany({
         where,
         include: { token: { select: { name: true } }, channel: { select: { name: true } } },
         orderBy: [{ requestedAt: 'desc' }, { id: 'desc' }],
         ...page,
       }),
-      this.prisma.usageLog.count({ where }),
+      // Ordered as the filters' (x, requestedAt) indexes are, or Prisma orders by the
+      // primary key, which sorts every match before it can stop counting.
+      this.prisma.usageLog.count({
+        where,
+        orderBy: { requestedAt: 'desc' },
+        take: COUNTED_AT_MOST + 1,
+      }),
     ]);
-    return { rows, total };
+    return {
+      rows,
+      total: Math.min(counted, COUNTED_AT_MOST),
+      totalCapped: counted > COUNTED_AT_MOST,
+    };
   }
 
   /** Requests, failures, tokens and cost per group over `[from, to)`. */

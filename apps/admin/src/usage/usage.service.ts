@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '@switchyard/contracts';
-import { skipTake, type Page } from '@switchyard/service';
+import { skipTake } from '@switchyard/service';
 import { toDate } from '../common/validators.js';
 import { type UsageTotalsRow } from './usage-aggregate.js';
 import { UsageRepository, type UsageLogWithNames } from './usage.repository.js';
 import {
   type UsageGroup,
+  type UsageLogPage,
   type UsageLogResponse,
   type UsageLogsQuery,
   type UsageSummaryQuery,
@@ -24,11 +25,11 @@ export class UsageService {
   async logs(
     query: UsageLogsQuery,
     scope: { teamId?: number; ownerId?: number } = {},
-  ): Promise<Page<UsageLogResponse>> {
+  ): Promise<UsageLogPage> {
     const from = toDate(query.from);
     const to = toDate(query.to);
     assertRange(from, to);
-    const { rows, total } = await this.usage.listNewestFirst(
+    const { rows, total, totalCapped } = await this.usage.listNewestFirst(
       {
         ...(query.tokenId ? { tokenId: query.tokenId } : {}),
         ...(query.channelId ? { channelId: query.channelId } : {}),
@@ -41,7 +42,7 @@ export class UsageService {
       },
       skipTake(query),
     );
-    return { items: rows.map(toUsageLogResponse), total };
+    return { items: rows.map(toUsageLogResponse), total, totalCapped };
   }
 
   async summary(query: UsageSummaryQuery): Promise<UsageSummaryResponse> {

@@ -101,9 +101,40 @@ describe('usage', () => {
     await h.close();
   });
 
+  it('counts at most 10,000 matches, and says when more match', async () => {
+    const editor = h.api((await h.session('admin')).token);
+    const busy = (
+      await editor
+        .post('/api/tokens', { name: 'usage-busy', expiresAt: null, quota: null })
+        .expect(201)
+    ).body.id as number;
+    const rows = async (count: number) =>
+      query(
+        h.databaseUrl,
+        `INSERT INTO "UsageLog" ("requestId", "tokenId", endpoint, model, "promptTokens",
+           "completionTokens", cost, status, "latencyMs", "requestedAt")
+         SELECT 'busy-' || $1::int || '-' || g, $1, 'chat.completions', 'gpt-4o', 1, 1, 1, 200, 1,
+                '2026-04-01T00:00:00Z'::timestamptz + g * interval '1 second'
+         FROM generate_series(1, $2::int) g`,
+        [busy, count],
+      );
+    await rows(10_000);
+    expect((await api.get(`/api/usage/logs?tokenId=${busy}`).expect(200)).body).toMatchObject({
+      total: 10_000,
+      totalCapped: false,
+    });
+    await query(h.databaseUrl, `DELETE FROM "UsageLog" WHERE "tokenId" = $1`, [busy]);
+    await rows(10_001);
+    const capped = await api.get(`/api/usage/logs?tokenId=${busy}&pageSize=5`).expect(200);
+    expect(capped.body).toMatchObject({ total: 10_000, totalCapped: true });
+    // Newest first still, whatever was counted.
+    expect(capped.body.items[0].requestedAt).toBe('2026-04-01T02:46:41.000Z');
+    await query(h.databaseUrl, `DELETE FROM "UsageLog" WHERE "tokenId" = $1`, [busy]);
+  });
+
   it('lists logs newest first, with names, filtered and paged', async () => {
     const all = await api.get(`/api/usage/logs?channelId=${channel}`).expect(200);
-    expect(all.body.total).toBe(4);
+    expect(all.body).toMatchObject({ total: 4, totalCapped: false });
     expect(all.body.items.map((l: { requestedAt: string }) => l.requestedAt)).toEqual([
       '2026-03-02T12:00:00.000Z',
       '2026-03-02T00:00:00.000Z',

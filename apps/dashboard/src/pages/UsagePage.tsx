@@ -192,7 +192,7 @@ export function UsagePage() {
       </form>
       <ProblemNotice error={error ?? logs.error} explain={explain} />
       <DataTable
-        caption={`Requests (${logs.data?.total ?? 0})`}
+        caption={`Requests (${(logs.data?.total ?? 0).toLocaleString('en')}${logs.data?.totalCapped ? '+' : ''})`}
         rows={logs.data?.items}
         rowKey={(log) => log.id}
         loading={logs.loading}

@@ -4,6 +4,7 @@ import { GatewayError } from '@switchyard/contracts';
 import { TokenStatus } from '@switchyard/db/sql';
 import { subjectsCovering, type BudgetPeriodName } from '@switchyard/domain';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { Counter, Registry } from '@switchyard/observability';
 import { TokensRepository, type TokenRow } from './tokens.repository.js';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value,
@@ -13,6 +14,8 @@ import { TokensRepository, type TokenRow } from './tokens.repository.js';
 // entries also expire on their own, so a missed event heals within a minute. While Postgres
 // cannot be asked, an expired entry is still used (docs/reliability.md): a token the edge
 // knew keeps working through a database restart, and one it never saw gets a 503.
+// `edge_token_lookups_total` counts lookups answered from memory against those that waited
+// for Postgres (docs/operations.md, "Metrics").
 
 export interface GatewayToken {
   id: number;
@@ -76,11 +79,26 @@ export function toBlockList(cidrs: string[]): BlockList | null {
 export class TokenDirectory {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<GatewayToken | null>>();
+  private readonly lookups: Record<'hit' | 'miss' | 'unknown', Counter.Internal>;
 
   constructor(
     private readonly tokens: TokensRepository,
     @Inject(REDIS) redis: RedisClient,
+    registry: Registry,
   ) {
+    const lookups = new Counter({
+      name: 'edge_token_lookups_total',
+      help: 'Token lookups: hit (answered from memory), miss (waited for a read from Postgres) or unknown (the read found no such token).',
+      labelNames: ['result'],
+      registers: [registry],
+    });
+    // Bound once: every series is exported from the start, and every request's lookup
+    // hashes no label set.
+    this.lookups = {
+      hit: lookups.labels('hit'),
+      miss: lookups.labels('miss'),
+      unknown: lookups.labels('unknown'),
+    };
     // Events may have been missed while Redis was away: read every token again before
     // trusting it (what was cached stays a fallback should Postgres be away too).
     redis.on('ready', () => {
@@ -90,13 +108,20 @@ export class TokenDirectory {
 
   find(keyHash: string, now = Date.now()): GatewayToken | null | Promise<GatewayToken | null> {
     const entry = this.entries.get(keyHash);
-    if (entry && entry.expires > now) return entry.token;
+    if (entry && entry.expires > now) {
+      this.lookups.hit.inc();
+      return entry.token;
+    }
     let pending = this.loading.get(keyHash);
     if (!pending) {
       pending = this.load(keyHash, entry).finally(() => this.loading.delete(keyHash));
       this.loading.set(keyHash, pending);
     }
-    return pending;
+    // Lookups of one token waiting together share one read, and each counts.
+    return pending.then((token) => {
+      (token ? this.lookups.miss : this.lookups.unknown).inc();
+      return token;
+    });
   }
 
   private async load(keyHash: string, stale: Entry | undefined): Promise<GatewayToken | null> {

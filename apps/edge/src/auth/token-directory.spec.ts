@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { TokenStatus } from '@switchyard/db/sql';
 import { type RedisClient } from '@switchyard/messaging';
 import { Registry } from '@switchyard/observability';
-import { TokenDirectory } from './token-directory.js';
+import { MAX_UNKNOWN_TOKENS, TokenDirectory } from './token-directory.js';
 import { type TokenRow, type TokensRepository } from './tokens.repository.js';
 
 const row: TokenRow = {
@@ -53,5 +53,37 @@ describe('TokenDirectory', () => {
       miss: 2,
       unknown: 1,
     });
+  });
+  it('remembers at most MAX_UNKNOWN_TOKENS unknown tokens, forgetting the oldest first', async () => {
+    let reads = 0;
+    const tokens = {
+      findByHash: async () => {
+        reads += 1;
+        return undefined;
+      },
+      budgets: async () => [],
+    } as unknown as TokensRepository;
+    const directory = new TokenDirectory(
+      tokens,
+      new EventEmitter() as unknown as RedisClient,
+      new Registry(),
+    );
+    const hash = (i: number) => i.toString(16).padStart(64, '0');
+    for (let i = 0; i < MAX_UNKNOWN_TOKENS; i += 1) await directory.find(hash(i));
+    expect(reads).toBe(MAX_UNKNOWN_TOKENS);
+    // All still remembered: none is read again.
+    await directory.find(hash(0));
+    await directory.find(hash(MAX_UNKNOWN_TOKENS - 1));
+    expect(reads).toBe(MAX_UNKNOWN_TOKENS);
+    // One more pushes out the oldest, which is read again; the newest is still remembered.
+    await directory.find(hash(MAX_UNKNOWN_TOKENS));
+    await directory.find(hash(0));
+    expect(reads).toBe(MAX_UNKNOWN_TOKENS + 2);
+    await directory.find(hash(MAX_UNKNOWN_TOKENS));
+    expect(reads).toBe(MAX_UNKNOWN_TOKENS + 2);
+    // A token issued since is forgotten as unknown when announced.
+    directory.forget(hash(MAX_UNKNOWN_TOKENS));
+    await directory.find(hash(MAX_UNKNOWN_TOKENS));
+    expect(reads).toBe(MAX_UNKNOWN_TOKENS + 3);
   });
 });

@@ -55,13 +55,18 @@ export interface TokenBudget {
 }
 
 interface Entry {
-  token: GatewayToken | null;
+  token: GatewayToken;
   expires: number;
 }
 
 const FOUND_TTL_MS = 60_000;
 /** Unknown tokens are remembered briefly, so a flood of bad keys does not reach Postgres. */
 const UNKNOWN_TTL_MS = 5_000;
+/**
+ * And at most this many at once, the oldest forgotten first: a flood of random keys, each
+ * seen once, would otherwise grow the edge's memory for as long as it lasts.
+ */
+export const MAX_UNKNOWN_TOKENS = 10_000;
 
 export function toBlockList(cidrs: string[]): BlockList | null {
   if (cidrs.length === 0) return null;
@@ -78,6 +83,8 @@ export function toBlockList(cidrs: string[]): BlockList | null {
 @Injectable()
 export class TokenDirectory {
   private readonly entries = new Map<string, Entry>();
+  /** Hashes no token has, with until when that is believed, oldest first. */
+  private readonly unknown = new Map<string, number>();
   private readonly loading = new Map<string, Promise<GatewayToken | null>>();
   private readonly lookups: Record<'hit' | 'miss' | 'unknown', Counter.Internal>;
 
@@ -103,6 +110,7 @@ export class TokenDirectory {
     // trusting it (what was cached stays a fallback should Postgres be away too).
     redis.on('ready', () => {
       for (const entry of this.entries.values()) entry.expires = 0;
+      this.unknown.clear();
     });
   }
 
@@ -111,6 +119,10 @@ export class TokenDirectory {
     if (entry && entry.expires > now) {
       this.lookups.hit.inc();
       return entry.token;
+    }
+    if ((this.unknown.get(keyHash) ?? 0) > now) {
+      this.lookups.hit.inc();
+      return null;
     }
     let pending = this.loading.get(keyHash);
     if (!pending) {
@@ -161,10 +173,8 @@ export class TokenDirectory {
             budgets,
             requestLog: row.requestLog,
           };
-    this.entries.set(keyHash, {
-      token,
-      expires: Date.now() + (token ? FOUND_TTL_MS : UNKNOWN_TTL_MS),
-    });
+    if (token) this.entries.set(keyHash, { token, expires: Date.now() + FOUND_TTL_MS });
+    else this.rememberUnknown(keyHash);
     return token;
   }
 
@@ -193,6 +203,16 @@ export class TokenDirectory {
 
   forget(keyHash: string): void {
     this.entries.delete(keyHash);
+    this.unknown.delete(keyHash);
+  }
+
+  private rememberUnknown(keyHash: string): void {
+    this.entries.delete(keyHash);
+    this.unknown.delete(keyHash);
+    if (this.unknown.size >= MAX_UNKNOWN_TOKENS) {
+      this.unknown.delete(this.unknown.keys().next().value!);
+    }
+    this.unknown.set(keyHash, Date.now() + UNKNOWN_TTL_MS);
   }
 
   /**
@@ -201,12 +221,12 @@ export class TokenDirectory {
    */
   forgetWhere(covers: (token: GatewayToken) => boolean): void {
     for (const [keyHash, entry] of this.entries) {
-      if (entry.token && covers(entry.token)) this.entries.delete(keyHash);
+      if (covers(entry.token)) this.entries.delete(keyHash);
     }
   }
 
   markExhausted(keyHash: string): void {
     const entry = this.entries.get(keyHash);
-    if (entry?.token) entry.token.exhausted = true;
+    if (entry) entry.token.exhausted = true;
   }
 }

@@ -14,11 +14,15 @@ import { generateSecretKeySpec } from '@switchyard/security';
 // BENCH_REPEAT runs (the median): the usage page's first page, filtered by token and by a
 // day, the summaries by day, model and token (the overview's charts and the usage totals),
 // and the CSV export, which pages through /api/usage/logs 100 rows at a time up to 10,000
-// rows, as UsagePage does. The database is dropped at the end.
+// rows, as UsagePage does. The database is dropped at the end, unless BENCH_USAGE_KEEP=1;
+// a later run given it in BENCH_USAGE_DATABASE_URL measures it again without loading.
 //
 //   BENCH_ONLY=usage-volume BENCH_USAGE_ROWS=1000000 pnpm --filter @switchyard/bench bench
 
 const ROWS = Number(process.env.BENCH_USAGE_ROWS ?? 50_000_000);
+/** Keeps the filled database for another run, which names it in BENCH_USAGE_DATABASE_URL. */
+const KEEP =
+  process.env.BENCH_USAGE_KEEP === '1' || process.env.BENCH_USAGE_DATABASE_URL !== undefined;
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const CHUNK = 1_000_000;
 const MONTHS = 12;
@@ -44,21 +48,17 @@ async function timed(run: () => Promise<void>): Promise<number> {
   return Math.round(median(samples));
 }
 
+/** The first moment (UTC, a timestamp) of the month `monthsBack` before the current one. */
+function monthStart(monthsBack: number): string {
+  return `(date_trunc('month', now() AT TIME ZONE 'UTC') - interval '${monthsBack} months')`;
+}
+
+/**
+ * Fills each month as a plain table and attaches it as UsageLog's partition afterwards, so
+ * Postgres builds each index once by sorting rather than row by row: hours become minutes
+ * here. The rows are what a steady load would have written, evenly over the months, up to now.
+ */
 async function load(url: string): Promise<number> {
-  // Months before the current one; the migrations made the current one and those ahead.
-  await query(
-    url,
-    `DO $$
-     DECLARE m date := (date_trunc('month', now() AT TIME ZONE 'UTC') - interval '${MONTHS - 1} months')::date;
-     BEGIN
-       WHILE m < date_trunc('month', now() AT TIME ZONE 'UTC') LOOP
-         EXECUTE format('CREATE TABLE IF NOT EXISTS %I PARTITION OF "UsageLog" FOR VALUES FROM (%L) TO (%L)',
-           'UsageLog_' || to_char(m, 'YYYY_MM'), m::text || ' 00:00:00+00',
-           (m + interval '1 month')::date::text || ' 00:00:00+00');
-         m := (m + interval '1 month')::date;
-       END LOOP;
-     END $$`,
-  );
   await query(
     url,
     `INSERT INTO "Token" (name, "keyHash", "lastFour", "updatedAt")
@@ -71,33 +71,75 @@ async function load(url: string): Promise<number> {
      SELECT 'bench-' || g, 'single', 'http://127.0.0.1:9', ARRAY['model-0'], now()
      FROM generate_series(1, ${CHANNELS}) g`,
   );
+  const [span] = await query<{ first: string; seconds: number }>(
+    url,
+    `SELECT (${monthStart(MONTHS - 1)})::text AS first,
+            extract(epoch FROM now() - (${monthStart(MONTHS - 1)} AT TIME ZONE 'UTC'))::float8 AS seconds`,
+  );
   const started = performance.now();
-  // Rows evenly over the months, oldest first, as a steady load would have written them.
-  for (let from = 1; from <= ROWS; from += CHUNK) {
-    const to = Math.min(ROWS, from + CHUNK - 1);
+  let loaded = 0;
+  for (let back = MONTHS - 1; back >= 0; back -= 1) {
+    const [month] = await query<{
+      name: string;
+      from: string;
+      to: string;
+      first: number;
+      last: number;
+    }>(
+      url,
+      `WITH m AS (SELECT (${monthStart(back)}) AT TIME ZONE 'UTC' AS lo,
+                         (${monthStart(back - 1)}) AT TIME ZONE 'UTC' AS hi,
+                         (${monthStart(MONTHS - 1)}) AT TIME ZONE 'UTC' AS origin)
+       SELECT 'UsageLog_' || to_char(lo, 'YYYY_MM') AS name, lo::text AS "from", hi::text AS "to",
+              ceil(extract(epoch FROM lo - origin) / $1 * $2)::int + 1 AS first,
+              least($2, ceil(extract(epoch FROM hi - origin) / $1 * $2)::int) AS last
+       FROM m`,
+      [span!.seconds, ROWS],
+    );
+    const { name, from, to, first, last } = month!;
+    // The migrations made the current month and those ahead, empty: replaced by a filled one.
+    await query(url, `DROP TABLE IF EXISTS "${name}"`);
+    await query(url, `CREATE TABLE "${name}" (LIKE "UsageLog" INCLUDING DEFAULTS)`);
+    for (let lo = first; lo <= last; lo += CHUNK) {
+      const hi = Math.min(last, lo + CHUNK - 1);
+      await query(
+        url,
+        `INSERT INTO "${name}" ("requestId", "tokenId", "channelId", endpoint, model,
+           "promptTokens", "completionTokens", cost, status, "latencyMs", "requestedAt")
+         SELECT 'bench-' || g, (SELECT min(id) FROM "Token") + g % ${TOKENS},
+                (SELECT min(id) FROM "Channel") + g % ${CHANNELS}, 'chat.completions',
+                'model-' || (g % 12), 100 + g % 900, 50 + g % 400, 1234 + g % 5000,
+                CASE WHEN g % 50 = 0 THEN 429 ELSE 200 END, 300 + g % 700,
+                -- Kept inside the month whatever the float and millisecond rounding.
+                least(greatest(('${span!.first}'::timestamp AT TIME ZONE 'UTC')
+                  + ((g - 1)::float8 / $1 * $2) * interval '1 second', $3::timestamptz),
+                  $4::timestamptz - interval '1 millisecond')
+         FROM generate_series(${lo}, ${hi}) g`,
+        [ROWS, span!.seconds, from, to],
+      );
+    }
     await query(
       url,
-      `INSERT INTO "UsageLog" ("requestId", "tokenId", "channelId", endpoint, model,
-         "promptTokens", "completionTokens", cost, status, "latencyMs", "requestedAt")
-       SELECT 'bench-' || g, (SELECT min(id) FROM "Token") + g % ${TOKENS},
-              (SELECT min(id) FROM "Channel") + g % ${CHANNELS}, 'chat.completions',
-              'model-' || (g % 12), 100 + g % 900, 50 + g % 400, 1234 + g % 5000,
-              CASE WHEN g % 50 = 0 THEN 429 ELSE 200 END, 300 + g % 700,
-              date_trunc('month', now()) - interval '${MONTHS - 1} months'
-                + (g::float8 / ${ROWS}) * (now() - (date_trunc('month', now()) - interval '${MONTHS - 1} months'))
-       FROM generate_series(${from}, ${to}) g`,
+      `SET maintenance_work_mem = '1GB';
+       ALTER TABLE "UsageLog" ATTACH PARTITION "${name}"
+         FOR VALUES FROM ('${from}') TO ('${to}')`,
     );
-    process.stdout.write(`  loaded ${to.toLocaleString('en')} rows\n`);
+    loaded += Math.max(0, last - first + 1);
+    process.stdout.write(
+      `  ${name}: ${loaded.toLocaleString('en')} rows, ${Math.round((performance.now() - started) / 1000)} s\n`,
+    );
   }
-  await query(url, 'ANALYZE "UsageLog"');
+  await query(url, 'VACUUM ANALYZE "UsageLog"');
   return Math.round((performance.now() - started) / 1000);
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase();
+  const kept = process.env.BENCH_USAGE_DATABASE_URL;
+  const database = kept ? { url: kept, drop: () => Promise.resolve() } : await createTestDatabase();
   let admin: AppProcess | undefined;
   try {
-    const loadSeconds = await load(database.url);
+    const loadSeconds = kept ? 0 : await load(database.url);
+    if (KEEP) process.stdout.write(`  kept: BENCH_USAGE_DATABASE_URL=${database.url}\n`);
     admin = await startApp('admin', {
       env: {
         DATABASE_URL: database.url,
@@ -163,7 +205,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await admin?.stop();
-    await database.drop();
+    if (!KEEP) await database.drop();
   }
 }
 

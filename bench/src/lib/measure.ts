@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { randomInt } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -16,7 +17,15 @@ export interface LoadResult {
   rps: number;
   p50Ms: number;
   p99Ms: number;
+  /** Every error wrk counted: socket errors, `timeouts` and `statusErrors`. */
   errors: number;
+  /**
+   * Answers slower than wrk's timeout (2 s): counted among `requests`, but left out of the
+   * latency percentiles.
+   */
+  timeouts: number;
+  /** Answers with a status of 400 or above. */
+  statusErrors: number;
 }
 
 const WRK_SCRIPT = `
@@ -27,16 +36,34 @@ wrk.body = os.getenv("BENCH_BODY")
 for name, value in string.gmatch(os.getenv("BENCH_HEADERS") or "", "([^\\n:]+): ([^\\n]+)") do
   wrk.headers[name] = value
 end
+-- With a list of authorizations (BENCH_AUTH_FILE, one a line), each request takes one at
+-- random; the requests are formatted once, so a pick costs wrk a table lookup.
+local auth_file = os.getenv("BENCH_AUTH_FILE")
+if auth_file then
+  local formatted = {}
+  init = function(args)
+    for line in io.lines(auth_file) do
+      wrk.headers["Authorization"] = line
+      formatted[#formatted + 1] = wrk.format()
+    end
+    math.randomseed(tonumber(os.getenv("BENCH_SEED")))
+  end
+  request = function()
+    return formatted[math.random(#formatted)]
+  end
+end
 done = function(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
-  io.write(string.format('\\nRESULT {"requests":%d,"micros":%d,"p50":%d,"p99":%d,"errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), errors))
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"micros":%d,"p50":%d,"p99":%d,"errors":%d,"timeouts":%d,"statusErrors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect + e.read + e.write + e.status + e.timeout, e.timeout, e.status))
 end
 `;
 
 export async function load(options: {
   url: string;
-  authorization: string;
+  /** The Authorization header: the same on every request, or one of these at random for each. */
+  authorization: string | string[];
   /** Extra request headers (a gateway's own routing headers). */
   headers?: Record<string, string>;
   body: string;
@@ -44,34 +71,49 @@ export async function load(options: {
   seconds: number;
   cpus: string;
 }): Promise<LoadResult> {
-  const script = path.join(tmpdir(), 'switchyard-bench.lua');
-  await writeFile(script, WRK_SCRIPT);
-  const { stdout } = await run(
-    'taskset',
-    [
-      '-c',
-      options.cpus,
-      'wrk',
-      '-t1',
-      `-c${options.connections}`,
-      `-d${options.seconds}s`,
-      '--latency',
-      '-s',
-      script,
-      options.url,
-    ],
-    {
-      env: {
-        ...process.env,
-        BENCH_AUTH: options.authorization,
-        BENCH_BODY: options.body,
-        BENCH_HEADERS: Object.entries(options.headers ?? {})
-          .map(([name, value]) => `${name}: ${value}`)
-          .join('\n'),
+  // A directory of the run's own: runs at once (other benchmarks on the machine) do not
+  // overwrite each other's script or list.
+  const directory = await mkdtemp(path.join(tmpdir(), 'switchyard-wrk-'));
+  const script = path.join(directory, 'load.lua');
+  const authorizations = path.join(directory, 'authorizations');
+  const { authorization } = options;
+  let stdout: string;
+  try {
+    await writeFile(script, WRK_SCRIPT);
+    if (typeof authorization !== 'string')
+      await writeFile(authorizations, `${authorization.join('\n')}\n`);
+    ({ stdout } = await run(
+      'taskset',
+      [
+        '-c',
+        options.cpus,
+        'wrk',
+        '-t1',
+        `-c${options.connections}`,
+        `-d${options.seconds}s`,
+        '--latency',
+        '-s',
+        script,
+        options.url,
+      ],
+      {
+        env: {
+          ...process.env,
+          // Each run draws its own sequence of authorizations, not its warm-up's again.
+          ...(typeof authorization === 'string'
+            ? { BENCH_AUTH: authorization }
+            : { BENCH_AUTH_FILE: authorizations, BENCH_SEED: String(randomInt(2 ** 31)) }),
+          BENCH_BODY: options.body,
+          BENCH_HEADERS: Object.entries(options.headers ?? {})
+            .map(([name, value]) => `${name}: ${value}`)
+            .join('\n'),
+        },
+        maxBuffer: 1 << 20,
       },
-      maxBuffer: 1 << 20,
-    },
-  );
+    ));
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`wrk printed no result:\n${stdout}`);
   const raw = JSON.parse(line.slice(7)) as {
@@ -80,6 +122,8 @@ export async function load(options: {
     p50: number;
     p99: number;
     errors: number;
+    timeouts: number;
+    statusErrors: number;
   };
   const seconds = raw.micros / 1e6;
   return {
@@ -89,6 +133,8 @@ export async function load(options: {
     p50Ms: raw.p50 / 1000,
     p99Ms: raw.p99 / 1000,
     errors: raw.errors,
+    timeouts: raw.timeouts,
+    statusErrors: raw.statusErrors,
   };
 }
 
@@ -113,6 +159,8 @@ export function combined(loads: LoadResult[]): LoadResult {
     p50Ms: median((l) => l.p50Ms),
     p99Ms: median((l) => l.p99Ms),
     errors: sum((l) => l.errors),
+    timeouts: sum((l) => l.timeouts),
+    statusErrors: sum((l) => l.statusErrors),
   };
 }
 
@@ -184,5 +232,12 @@ export async function pidsOf(name: string): Promise<number[]> {
 export async function peakMemoryMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** Resident memory of a process now, in MiB (VmRSS). */
+export async function residentMemoryMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
   return match ? Number(match[1]) / 1024 : NaN;
 }

@@ -35,6 +35,7 @@ export default tseslint.config(
                 '!@switchyard/db/sql',
                 '!@switchyard/gateway-store/prices',
                 '!@switchyard/observability/tracing',
+                '!@switchyard/routing/testing',
                 '!@switchyard/service/openapi',
                 '!@switchyard/testing/mcp',
                 '!@switchyard/ui/client',

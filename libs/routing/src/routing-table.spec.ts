@@ -1,34 +1,8 @@
-import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
+import type { RoutedChannel, RoutingSnapshot } from '@switchyard/contracts';
 import { RoutingTable, weightedOrder } from './routing-table.js';
+import { routedChannel as channel, routedKey } from './testing.js';
 
-function key(id: number, coolingUntil: number | null = null): RoutedKey {
-  return {
-    id,
-    secretCiphertext: `sealed-${id}`,
-    rpm: null,
-    tpm: null,
-    concurrency: null,
-    coolingUntil,
-  };
-}
-
-function channel(id: number, overrides: Partial<RoutedChannel> = {}): RoutedChannel {
-  return {
-    id,
-    name: `channel ${id}`,
-    kind: 'single',
-    provider: 'openai',
-    settings: {},
-    baseUrl: `http://upstream-${id}`,
-    models: ['gpt-4o'],
-    modelMapping: {},
-    priority: 0,
-    weight: 1,
-    groups: ['default'],
-    keys: [key(id * 10)],
-    ...overrides,
-  };
-}
+const key = (id: number, coolingUntil: number | null = null) => routedKey(id, { coolingUntil });
 
 function table(...channels: RoutedChannel[]): RoutingTable {
   const snapshot: RoutingSnapshot = { version: 1, generatedAt: 0, channels };

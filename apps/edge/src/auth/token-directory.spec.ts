@@ -54,14 +54,15 @@ describe('TokenDirectory', () => {
       unknown: 1,
     });
   });
+
   it('remembers at most MAX_UNKNOWN_TOKENS unknown tokens, forgetting the oldest first', async () => {
     let reads = 0;
     const tokens = {
-      findByHash: async () => {
+      findByHash: () => {
         reads += 1;
-        return undefined;
+        return Promise.resolve(undefined);
       },
-      budgets: async () => [],
+      budgets: () => Promise.resolve([]),
     } as unknown as TokensRepository;
     const directory = new TokenDirectory(
       tokens,

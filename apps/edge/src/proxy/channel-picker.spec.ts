@@ -3,6 +3,7 @@ import { createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { Registry } from '@switchyard/observability';
 import { AccountLimiter } from '@switchyard/limiter';
 import { RoutingTable } from '@switchyard/routing';
+import { routedChannel, routedKey } from '@switchyard/routing/testing';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 
@@ -11,34 +12,9 @@ import { ChannelPicker, type Exclusions, type PickRequest } from './channel-pick
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-function key(id: number, limits: Partial<RoutedKey> = {}): RoutedKey {
-  return {
-    id,
-    secretCiphertext: 'sealed',
-    rpm: null,
-    tpm: null,
-    concurrency: null,
-    coolingUntil: null,
-    ...limits,
-  };
-}
-
-function channel(id: number, priority: number, keys: RoutedKey[]): RoutedChannel {
-  return {
-    id,
-    name: `channel ${id}`,
-    kind: 'single',
-    provider: 'openai',
-    settings: {},
-    baseUrl: `http://upstream-${id}`,
-    models: ['m'],
-    modelMapping: {},
-    priority,
-    weight: 1,
-    groups: ['default'],
-    keys,
-  };
-}
+const key = routedKey;
+const channel = (id: number, priority: number, keys: RoutedKey[]) =>
+  routedChannel(id, { models: ['m'], priority, keys });
 
 const table = (...channels: RoutedChannel[]) =>
   new RoutingTable({ version: 1, generatedAt: 0, channels });

@@ -9,6 +9,7 @@ import { GatewayError, type RoutedChannel } from '@switchyard/contracts';
 import { MessagingModule } from '@switchyard/messaging';
 import { MetricsModule } from '@switchyard/observability';
 import { SecretCipher, generateSecretKeySpec } from '@switchyard/security';
+import { routedChannel, routedKey } from '@switchyard/routing/testing';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { chatCompletions } from '../front-apis/chat-completions/chat-completions.api.js';
@@ -89,30 +90,13 @@ function channel(
   extra: Partial<RoutedChannel> = {},
 ): RoutedChannel {
   const id = nextId++;
-  return {
-    id,
-    name: `channel ${id}`,
-    kind: 'single',
-    provider: 'openai',
-    settings: {},
+  return routedChannel(id, {
     baseUrl,
     models: ['m'],
-    modelMapping: {},
     priority,
-    weight: 1,
-    groups: ['default'],
-    keys: [
-      {
-        id: id * 100,
-        secretCiphertext: cipher.seal(`sk-${id}`),
-        rpm: null,
-        tpm: null,
-        concurrency: null,
-        coolingUntil: null,
-      },
-    ],
+    keys: [routedKey(id * 100, { secretCiphertext: cipher.seal(`sk-${id}`) })],
     ...extra,
-  };
+  });
 }
 
 function exchange(): RoutedExchange {

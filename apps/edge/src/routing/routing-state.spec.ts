@@ -1,11 +1,11 @@
 import {
   ROUTING_SNAPSHOT_KEY,
-  type RoutedChannel,
   type RoutingChange,
   type RoutingSnapshot,
 } from '@switchyard/contracts';
 import { createRedisClient, type EventBus, type RedisClient } from '@switchyard/messaging';
 import { Registry } from '@switchyard/observability';
+import { routedChannel } from '@switchyard/routing/testing';
 import { clearRedisNamespace, testRedisPrefix, waitFor } from '@switchyard/testing';
 import { RoutingState } from './routing-state.js';
 
@@ -16,31 +16,7 @@ import { RoutingState } from './routing-state.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-function channel(id: number, weight = 1): RoutedChannel {
-  return {
-    id,
-    name: `channel ${id}`,
-    kind: 'single',
-    provider: 'openai',
-    settings: {},
-    baseUrl: `http://upstream-${id}`,
-    models: [`m${id}`],
-    modelMapping: {},
-    priority: 0,
-    weight,
-    groups: ['default'],
-    keys: [
-      {
-        id: id * 10,
-        secretCiphertext: 'sealed',
-        rpm: null,
-        tpm: null,
-        concurrency: null,
-        coolingUntil: null,
-      },
-    ],
-  };
-}
+const channel = (id: number, weight = 1) => routedChannel(id, { models: [`m${id}`], weight });
 
 const change = (fields: Partial<RoutingChange> & Pick<RoutingChange, 'version'>) => ({
   baseVersion: fields.version - 1,

@@ -4,8 +4,12 @@ import { waitFor, query } from '@switchyard/testing';
 // answer billed exactly once.
 
 export interface Answered {
-  /** The edge's request id (`x-request-id`): the usage row's key. */
+  /** The request id the answer carries (`x-request-id`): an edge's keys its usage row. */
   id: string;
+  /**
+   * 0 when the answer broke off after its headers (a stream cut when the process sending it
+   * died), as fetch gives a network error.
+   */
   status: number;
   contentType: string;
   body: string;
@@ -14,16 +18,13 @@ export interface Answered {
   endedAt: number;
 }
 
-export interface LoadOptions {
-  /** Where `/v1/chat/completions` is: an edge, or the proxy in front of the edges. */
-  baseUrl: string;
-  token: string;
-  model: string;
+export interface Load<T extends Answered> {
+  /** Steps sent at least (each of one request or a few). */
   requests: number;
-  /** Requests in flight at once. */
+  /** Steps in flight at once, each from a worker of its own. */
   concurrency: number;
-  /** Every other request streams (the relay's path) when set. */
-  mixStreams?: boolean;
+  /** Sends step `index` from `worker` (0 to `concurrency` - 1); resolves with its answers. */
+  send: (index: number, worker: number) => Promise<T[]>;
   /**
    * Called once this many answers are in; the load goes on meanwhile, past `requests` if
    * need be, until it has finished, so whatever it does meets a running load however fast
@@ -33,24 +34,41 @@ export interface LoadOptions {
   midway?: { after: number; run: (answered: () => number) => Promise<void> };
 }
 
-export async function chat(
-  baseUrl: string,
-  token: string,
-  body: Record<string, unknown>,
-  timeoutMs = 30_000,
+export interface LoadOptions extends Omit<Load<Answered>, 'send'> {
+  /** Where `/v1/chat/completions` is: an edge, or the proxy in front of the edges. */
+  baseUrl: string;
+  token: string;
+  model: string;
+  /** Every other request streams (the relay's path) when set. */
+  mixStreams?: boolean;
+}
+
+/**
+ * One request, timed. `onHeaders` sees the response when its headers are in, before the
+ * body is read.
+ */
+export async function request(
+  url: string,
+  init: RequestInit,
+  { timeoutMs = 30_000, onHeaders }: { timeoutMs?: number; onHeaders?: (r: Response) => void } = {},
 ): Promise<Answered> {
   const started = performance.now();
-  const response = await fetch(`${baseUrl}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await response.text();
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  onHeaders?.(response);
+  let status = response.status;
+  let text = '';
+  try {
+    text = await response.text();
+  } catch (error) {
+    // fetch breaks off with a TypeError (by name: it comes from outside the test's realm);
+    // a timeout is not one, and stays a failure.
+    if ((error as Error).name !== 'TypeError') throw error;
+    status = 0;
+  }
   const endedAt = performance.now();
   return {
     id: response.headers.get('x-request-id') ?? '',
-    status: response.status,
+    status,
     contentType: response.headers.get('content-type') ?? '',
     body: text,
     ms: Math.round(endedAt - started),
@@ -58,26 +76,35 @@ export async function chat(
   };
 }
 
-/** Sends the load; resolves with every answer once the last is in (and `midway` has run). */
-export async function sendLoad(options: LoadOptions): Promise<Answered[]> {
-  const answers: Answered[] = [];
+export function chat(
+  baseUrl: string,
+  token: string,
+  body: Record<string, unknown>,
+  timeoutMs = 30_000,
+): Promise<Answered> {
+  return request(
+    `${baseUrl}/v1/chat/completions`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    { timeoutMs },
+  );
+}
+
+/** Runs the load; resolves with every answer once the last is in (and `midway` has run). */
+export async function runLoad<T extends Answered>(options: Load<T>): Promise<T[]> {
+  const answers: T[] = [];
   let next = 0;
   let midway: Promise<void> | undefined;
   let midwayRunning = false;
-  const worker = async () => {
+  const worker = async (worker: number) => {
     while (next < options.requests || midwayRunning) {
       const index = next;
       next += 1;
-      const stream = options.mixStreams === true && index % 2 === 1;
-      answers.push(
-        await chat(options.baseUrl, options.token, {
-          model: options.model,
-          stream,
-          ...(stream ? { stream_options: { include_usage: true } } : {}),
-          messages: [{ role: 'user', content: `request ${index}` }],
-        }),
-      );
-      if (options.midway && answers.length === options.midway.after) {
+      answers.push(...(await options.send(index, worker)));
+      if (options.midway && midway === undefined && answers.length >= options.midway.after) {
         midwayRunning = true;
         midway = options.midway
           .run(() => answers.length)
@@ -87,9 +114,27 @@ export async function sendLoad(options: LoadOptions): Promise<Answered[]> {
       }
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  await Promise.all(Array.from({ length: options.concurrency }, (_, i) => worker(i)));
   await midway;
   return answers;
+}
+
+/** Chat completions through `baseUrl`, each step one request. */
+export function sendLoad({ baseUrl, token, model, mixStreams, ...load }: LoadOptions) {
+  return runLoad({
+    ...load,
+    send: async (index) => {
+      const stream = mixStreams === true && index % 2 === 1;
+      return [
+        await chat(baseUrl, token, {
+          model,
+          stream,
+          ...(stream ? { stream_options: { include_usage: true } } : {}),
+          messages: [{ role: 'user', content: `request ${index}` }],
+        }),
+      ];
+    },
+  });
 }
 
 export interface UsageRow {
@@ -215,17 +260,18 @@ export function byStatus(answers: Answered[]): Record<number, number> {
   return counts;
 }
 
+/** Whether the request was served: answered 2xx. */
+export const served = (answer: Answered) => answer.status >= 200 && answer.status < 300;
+
 /**
  * From a fault at `at`: its failed answers (those sent before it recovered, by status), and
- * how long until the first request sent after it was served.
+ * how long until the first request sent after it was served (answered 2xx).
  */
 export function recovery(answers: Answered[], at: number) {
   const sentAfter = answers.filter((a) => a.endedAt - a.ms >= at);
   const firstServed = sentAfter
-    .filter((a) => a.status === 200)
+    .filter(served)
     .reduce((first, a) => Math.min(first, a.endedAt), Number.POSITIVE_INFINITY);
-  const failed = answers.filter(
-    (a) => a.status !== 200 && a.endedAt >= at && a.endedAt <= firstServed,
-  );
+  const failed = answers.filter((a) => !served(a) && a.endedAt >= at && a.endedAt <= firstServed);
   return { recoveredMs: Math.round(firstServed - at), failed: byStatus(failed) };
 }

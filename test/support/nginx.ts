@@ -9,16 +9,28 @@ const NGINX = '/usr/sbin/nginx';
 const DEPLOYED_CONFIG = path.join(repositoryRoot, 'deploy/nginx/switchyard.conf');
 
 /**
- * The machine's nginx with the deployed reverse-proxy configuration (deploy/nginx), in a
- * temporary prefix on a free port. The only changes to the deployed file: where it listens,
- * and that it proxies to the given edges (an upstream group) instead of one on :3000.
+ * The machine's nginx in a temporary prefix on a free port, in one of two modes:
+ * - in front of edges (`new Nginx(edgeUrls)`), with the deployed reverse-proxy configuration
+ *   (deploy/nginx). The only changes to the deployed file: where it listens, and that it
+ *   proxies to the given edges (an upstream group) instead of one on :3000;
+ * - a balancer over the replicas of another service (`Nginx.balancer(urls)`), as a
+ *   Kubernetes Service is in front of the admin and chat pods (deploy/k8s), round robin.
+ *   Each answer names the replica that gave it in `X-Served-By`, so that a test can tell
+ *   them apart.
  */
 export class Nginx {
   private server: ChildProcess | undefined;
   private prefix = '';
   port = 0;
 
-  constructor(private readonly edgeUrls: string[]) {}
+  constructor(
+    private readonly upstreamUrls: string[],
+    private readonly mode: 'edges' | 'balancer' = 'edges',
+  ) {}
+
+  static balancer(replicaUrls: string[]): Nginx {
+    return new Nginx(replicaUrls, 'balancer');
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -41,7 +53,7 @@ export class Nginx {
     });
     let errors = '';
     this.server.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    // The edges' /healthz through nginx: both the proxy and an edge behind it answer.
+    // An upstream's /healthz through nginx: both the proxy and a server behind it answer.
     await waitForHttp(`${this.url}/healthz`, APP_START_TIMEOUT_MS, () => {
       if (this.server?.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
     });
@@ -57,18 +69,42 @@ export class Nginx {
   }
 
   private async siteConfig(): Promise<string> {
+    const upstream = this.mode === 'edges' ? 'switchyard_edges' : 'switchyard_replicas';
+    const servers = this.upstreamUrls.map((url) => `    server ${new URL(url).host};`).join('\n');
+    return [
+      `upstream ${upstream} {\n${servers}\n    keepalive 32;\n}\n`,
+      this.mode === 'edges' ? await this.deployedSite(upstream) : this.balancerSite(upstream),
+    ].join('\n');
+  }
+
+  private async deployedSite(upstream: string): Promise<string> {
     const deployed = await readFile(DEPLOYED_CONFIG, 'utf8');
     const listen = /^(\s*)listen 80;$/m;
     const proxyPass = /^(\s*)proxy_pass http:\/\/127\.0\.0\.1:3000;$/m;
     if (!listen.test(deployed) || !proxyPass.test(deployed))
       throw new Error(`${DEPLOYED_CONFIG} changed: update how the test derives its config`);
-    const servers = this.edgeUrls.map((url) => `    server ${new URL(url).host};`).join('\n');
-    return [
-      `upstream switchyard_edges {\n${servers}\n    keepalive 32;\n}\n`,
-      deployed
-        .replace(listen, `$1listen 127.0.0.1:${this.port};`)
-        .replace(proxyPass, '$1proxy_pass http://switchyard_edges;'),
-    ].join('\n');
+    return deployed
+      .replace(listen, `$1listen 127.0.0.1:${this.port};`)
+      .replace(proxyPass, `$1proxy_pass http://${upstream};`);
+  }
+
+  private balancerSite(upstream: string): string {
+    // `Connection ""` keeps connections to the replicas open (the upstream's keepalive), and
+    // chat replies are event streams, passed on event by event. nginx's defaults do the rest:
+    // a request goes on to the next replica when one refuses the connection, or breaks it
+    // before answering unless the request is a POST (not idempotent); a replica that failed
+    // is left out for 10 s (max_fails=1, fail_timeout=10s).
+    return `server {
+    listen 127.0.0.1:${this.port};
+    location / {
+        proxy_pass http://${upstream};
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_buffering off;
+        add_header X-Served-By $upstream_addr always;
+    }
+}
+`;
   }
 
   private mainConfig(): string {

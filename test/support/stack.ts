@@ -61,6 +61,8 @@ export interface StackOptions {
   metering?: boolean | number;
   /** Runs the admin service behind the edge's /api, with this first administrator. */
   admin?: { username: string; password: string };
+  /** Admin replicas with `admin`, one by default; the edge's /api reaches the first. */
+  adminReplicas?: number;
   mockAccounts?: string;
   /** For every app, the mock upstream included. */
   env?: Record<string, string>;
@@ -139,7 +141,7 @@ export class Stack {
   routers: AppProcess[] = [];
   edges: AppProcess[] = [];
   meterings: AppProcess[] = [];
-  admin: AppProcess | undefined;
+  admins: AppProcess[] = [];
   private bus!: NamespacedRedisClient;
   private redis!: AnyRedis;
   spoolDir = '';
@@ -159,6 +161,10 @@ export class Stack {
 
   get metering(): AppProcess | undefined {
     return this.meterings[0];
+  }
+
+  get admin(): AppProcess | undefined {
+    return this.admins[0];
   }
 
   get env(): Record<string, string> {
@@ -194,15 +200,14 @@ export class Stack {
     for (let i = 0; i < (this.options.routers ?? 1); i += 1) await this.startRouter();
     const meteringWorkers = Number(this.options.metering ?? 0);
     for (let i = 0; i < meteringWorkers; i += 1) await this.startMetering();
-    if (this.options.admin) {
-      this.admin = await startApp('admin', {
-        env: {
-          ...this.env,
-          ADMIN_USERNAME: this.options.admin.username,
-          ADMIN_PASSWORD: this.options.admin.password,
-        },
-        readyPath: '/readyz',
-      });
+    const admin = this.options.admin;
+    for (let i = 0; admin && i < (this.options.adminReplicas ?? 1); i += 1) {
+      this.admins.push(
+        await startApp('admin', {
+          env: { ...this.env, ADMIN_USERNAME: admin.username, ADMIN_PASSWORD: admin.password },
+          readyPath: '/readyz',
+        }),
+      );
     }
     for (let i = 0; i < (this.options.edges ?? 1); i += 1) await this.startEdge();
     return this;
@@ -238,7 +243,7 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    const apps = [...this.edges, ...this.routers, ...this.meterings, this.admin, this.mock];
+    const apps = [...this.edges, ...this.routers, ...this.meterings, ...this.admins, this.mock];
     await Promise.all(apps.filter((app) => app !== undefined).map((app) => app.stop()));
     await this.bus?.close();
     this.redis?.disconnect();

@@ -135,11 +135,7 @@ export class MyService {
     await this.events.tokenChanged(token.id, token.keyHash, 'deleted');
   }
 
-  async usageOf(
-    actor: Actor,
-    teamId: number,
-    query: MyUsageQuery,
-  ): Promise<UsageLogPage> {
+  async usageOf(actor: Actor, teamId: number, query: MyUsageQuery): Promise<UsageLogPage> {
     await this.teams.asMember(teamId, actor.id!);
     return this.usage.logs(query, { teamId, ownerId: actor.id! });
   }

@@ -1,6 +1,7 @@
-import { SecretCipher, sha256Hex } from '@switchyard/security';
+import { generateGatewayToken, SecretCipher, sha256Hex } from '@switchyard/security';
 import { query, startApp, waitFor, type AppProcess } from '@switchyard/testing';
 import { Redis } from 'ioredis';
+import { chatBody, edgesInTurns } from '../lib/edge-turns.js';
 import { benchEnvironment, type BenchEnvironment } from '../lib/environment.js';
 import { cpuSeconds, load, residentMemoryMiB } from '../lib/measure.js';
 import { seedToken } from '../lib/seed.js';
@@ -18,7 +19,10 @@ import { seedToken } from '../lib/seed.js';
 //   service does; the time until the router's change is on the bus and its size, the edge's
 //   CPU for taking it in, and the longest the edge's event loop was held meanwhile (its
 //   `eventloop_busy_max_seconds`, which each scrape starts anew), with no load and under a
-//   load of 8 connections (the p99 and the longest answer of that load are printed too).
+//   load of 8 connections (the p99 of that load is printed too).
+// Then the smallest and the largest case, still up, take turns under the same load
+// (lib/edge-turns.ts): their edges' CPU per request side by side, to a precision one window
+// after another cannot give on this machine.
 // The mock and the load share CPU 0; the edge, router and metering worker CPU 1.
 //
 //   node bench/dist/benchmarks/routing-growth.js     (BENCH_SECONDS per load, default 5)
@@ -28,13 +32,13 @@ const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CHANNELS = (process.env.BENCH_CHANNELS ?? '1,10,100,1000').split(',').map(Number);
 const KEYS_PER_CHANNEL = 100;
-const MODEL = 'gpt-4o-mini';
+/** What the comparisons of edges send (lib/edge-turns.ts): `gpt-4o`, a few words. */
+const MODEL = 'gpt-4o';
+const BODY = chatBody(false);
 const UPSTREAM_KEYS = Array.from({ length: KEYS_PER_CHANNEL }, (_, i) => `sk-bench-${i}`);
-const BODY = JSON.stringify({
-  model: MODEL,
-  max_tokens: 16,
-  messages: [{ role: 'user', content: 'Say hello in a few words' }],
-});
+/** One token value in every case's database, so that one load can go to any case's edge. */
+const TOKEN = generateGatewayToken();
+const TURNS = { rounds: 6, seconds: 3 };
 
 interface CaseResult {
   channels: number;
@@ -117,15 +121,22 @@ async function changeListener(bench: BenchEnvironment) {
   };
 }
 
-async function measureCase(count: number, mockUrl: string): Promise<CaseResult> {
+/** A case's own database, Redis namespace, router, metering worker and edge, routing. */
+async function startCase(count: number, mockUrl: string) {
   const bench = await benchEnvironment();
   const apps: AppProcess[] = [];
   const bus = new Redis(bench.redisUrl);
   const changes = await changeListener(bench);
+  const stop = async () => {
+    await Promise.all(apps.map((app) => app.stop()));
+    await Promise.all([changes.close(), bus.quit()]);
+    await bench.remove();
+  };
   try {
     const channelIds = await seedChannels(bench, count, mockUrl);
     const token = await seedToken(bench.databaseUrl, {
       name: 'limited',
+      secret: TOKEN,
       limits: { quota: 1_000_000_000_000, rateLimit: 100_000_000 },
     });
     const first = changes.next();
@@ -155,84 +166,91 @@ async function measureCase(count: number, mockUrl: string): Promise<CaseResult> 
     );
     // Read once the edge routes: a router's first snapshot may come before its channels.
     const snapshotBytes = await bus.strlen(`${bench.prefix}:routing:snapshot`);
-    const request = {
-      url,
-      authorization: `Bearer ${token}`,
-      body: BODY,
-      cpus: LOAD_CPU,
-    };
-    await load({ ...request, connections: 64, seconds: 2 });
-    const pid = edge.child.pid!;
-    const before = await cpuSeconds(pid);
-    const measured = await load({ ...request, connections: 64, seconds: SECONDS });
-    const edgeUsPerRequest = (((await cpuSeconds(pid)) - before) / measured.requests) * 1e6;
-    if (measured.errors > 0) throw new Error(`${measured.errors} requests failed`);
-    const edgeRssMiB = await residentMemoryMiB(pid);
-
-    // Each reload changes the last channel's weight (with one channel, the load's own).
-    const changed = channelIds.at(-1)!;
-    let weight = 1;
-    const reload = async (underLoad: boolean): Promise<Reload> => {
-      weight += 1;
-      await query(bench.databaseUrl, `UPDATE "Channel" SET weight = $1 WHERE id = $2`, [
-        weight,
-        changed,
-      ]);
-      // An idle second first: its CPU is what the window costs without a reload.
-      await edgeMetrics(edge);
-      const idleFrom = await cpuSeconds(pid);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const idleCpu = (await cpuSeconds(pid)) - idleFrom;
-      const loadDone = underLoad
-        ? load({ ...request, connections: 8, seconds: 3 })
-        : Promise.resolve(undefined);
-      if (underLoad) await new Promise((resolve) => setTimeout(resolve, 1_000));
-      await edgeMetrics(edge);
-      const version = metric(await edgeMetrics(edge), 'edge_routing_snapshot_version');
-      const cpuFrom = await cpuSeconds(pid);
-      const published = changes.next();
-      const announcedAt = performance.now();
-      await bus.publish(
-        `${bench.prefix}:channel.changed`,
-        JSON.stringify({
-          pattern: `${bench.prefix}:channel.changed`,
-          data: { channelId: changed, action: 'updated' },
-        }),
-      );
-      const changeBytes = await published;
-      const publishedMs = performance.now() - announcedAt;
-      // The edge takes it in well within a second; the window is the same with or without.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const text = await edgeMetrics(edge);
-      const edgeCpu = (await cpuSeconds(pid)) - cpuFrom;
-      if (metric(text, 'edge_routing_snapshot_version') <= version)
-        throw new Error('the edge did not take the new snapshot in');
-      const loaded = await loadDone;
-      return {
-        publishedMs,
-        changeBytes,
-        edgeCpuMs: underLoad
-          ? Number.NaN
-          : Math.max(0, (edgeCpu - idleCpu * ((publishedMs + 1_000) / 1_000)) * 1e3),
-        edgeBusyMaxMs: metric(text, 'eventloop_busy_max_seconds') * 1e3,
-        ...(loaded ? { loadP99Ms: loaded.p99Ms } : {}),
-      };
-    };
-    const reloads = [await reload(false), await reload(false), await reload(true)];
-    return {
-      channels: count,
-      keys: count * KEYS_PER_CHANNEL,
-      snapshotBytes,
-      edgeRssMiB,
-      rps: measured.rps,
-      edgeUsPerRequest,
-      reloads,
-    };
-  } finally {
-    await Promise.all(apps.map((app) => app.stop()));
-    await Promise.all([changes.close(), bus.quit()]);
-    await bench.remove();
+    return { count, bench, bus, changes, channelIds, edge, token, snapshotBytes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
   }
+}
+
+type Case = Awaited<ReturnType<typeof startCase>>;
+
+async function measureCase(started: Case): Promise<CaseResult> {
+  const { count, bench, bus, changes, channelIds, edge, token, snapshotBytes } = started;
+  const url = `${edge.url}/v1/chat/completions`;
+  const request = {
+    url,
+    authorization: `Bearer ${token}`,
+    body: BODY,
+    cpus: LOAD_CPU,
+  };
+  await load({ ...request, connections: 64, seconds: 2 });
+  const pid = edge.child.pid!;
+  const before = await cpuSeconds(pid);
+  const measured = await load({ ...request, connections: 64, seconds: SECONDS });
+  const edgeUsPerRequest = (((await cpuSeconds(pid)) - before) / measured.requests) * 1e6;
+  if (measured.errors > 0) throw new Error(`${measured.errors} requests failed`);
+  const edgeRssMiB = await residentMemoryMiB(pid);
+
+  // Each reload changes the last channel's weight (with one channel, the load's own).
+  const changed = channelIds.at(-1)!;
+  let weight = 1;
+  const reload = async (underLoad: boolean): Promise<Reload> => {
+    weight += 1;
+    await query(bench.databaseUrl, `UPDATE "Channel" SET weight = $1 WHERE id = $2`, [
+      weight,
+      changed,
+    ]);
+    // An idle second first: its CPU is what the window costs without a reload.
+    await edgeMetrics(edge);
+    const idleFrom = await cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const idleCpu = (await cpuSeconds(pid)) - idleFrom;
+    const loadDone = underLoad
+      ? load({ ...request, connections: 8, seconds: 3 })
+      : Promise.resolve(undefined);
+    if (underLoad) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await edgeMetrics(edge);
+    const version = metric(await edgeMetrics(edge), 'edge_routing_snapshot_version');
+    const cpuFrom = await cpuSeconds(pid);
+    const published = changes.next();
+    const announcedAt = performance.now();
+    await bus.publish(
+      `${bench.prefix}:channel.changed`,
+      JSON.stringify({
+        pattern: `${bench.prefix}:channel.changed`,
+        data: { channelId: changed, action: 'updated' },
+      }),
+    );
+    const changeBytes = await published;
+    const publishedMs = performance.now() - announcedAt;
+    // The edge takes it in well within a second; the window is the same with or without.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const text = await edgeMetrics(edge);
+    const edgeCpu = (await cpuSeconds(pid)) - cpuFrom;
+    if (metric(text, 'edge_routing_snapshot_version') <= version)
+      throw new Error('the edge did not take the new snapshot in');
+    const loaded = await loadDone;
+    return {
+      publishedMs,
+      changeBytes,
+      edgeCpuMs: underLoad
+        ? Number.NaN
+        : Math.max(0, (edgeCpu - idleCpu * ((publishedMs + 1_000) / 1_000)) * 1e3),
+      edgeBusyMaxMs: metric(text, 'eventloop_busy_max_seconds') * 1e3,
+      ...(loaded ? { loadP99Ms: loaded.p99Ms } : {}),
+    };
+  };
+  const reloads = [await reload(false), await reload(false), await reload(true)];
+  return {
+    channels: count,
+    keys: count * KEYS_PER_CHANNEL,
+    snapshotBytes,
+    edgeRssMiB,
+    rps: measured.rps,
+    edgeUsPerRequest,
+    reloads,
+  };
 }
 
 async function main(): Promise<void> {
@@ -242,9 +260,35 @@ async function main(): Promise<void> {
   });
   try {
     const results: CaseResult[] = [];
-    for (const count of CHANNELS) {
-      results.push(await measureCase(count, mock.url));
-      process.stdout.write(`${JSON.stringify(results.at(-1))}\n`);
+    // The smallest and the largest case stay up, to be compared side by side at the end.
+    const kept: Case[] = [];
+    try {
+      for (const count of CHANNELS) {
+        const started = await startCase(count, mock.url);
+        const keep = count === CHANNELS[0] || count === CHANNELS.at(-1);
+        if (keep) kept.push(started);
+        try {
+          results.push(await measureCase(started));
+        } finally {
+          if (!keep) await started.stop();
+        }
+        process.stdout.write(`${JSON.stringify(results.at(-1))}\n`);
+      }
+      // One window at a time can differ by a fifth from the next on this machine: the
+      // two edges take turns under the same load, so what differs between them is theirs.
+      if (kept.length === 2) {
+        await edgesInTurns({
+          edges: Object.fromEntries(kept.map((c) => [`${c.count} channels`, c.edge])),
+          label: 'routing state',
+          token: TOKEN,
+          stream: false,
+          connections: 64,
+          loadCpus: LOAD_CPU,
+          ...TURNS,
+        });
+      }
+    } finally {
+      for (const started of kept) await started.stop();
     }
     const smallest = results[0]!;
     const ms = (value: number) => (Number.isNaN(value) ? '-' : value.toFixed(1));

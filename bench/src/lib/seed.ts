@@ -43,13 +43,15 @@ export async function seedChannel(
 
 export interface TokenSeed {
   name: string;
+  /** The token's value; a new one when absent. */
+  secret?: string;
   /** None: no quota and no rate limit, so no Redis round trip for the token. */
   limits?: { quota?: number; rateLimit?: number };
 }
 
 /** Creates the token and returns it, as a client sends it. */
 export async function seedToken(databaseUrl: string, token: TokenSeed): Promise<string> {
-  const secret = generateGatewayToken();
+  const secret = token.secret ?? generateGatewayToken();
   await query(
     databaseUrl,
     `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")

@@ -228,16 +228,19 @@ export async function pidsOf(name: string): Promise<number[]> {
     .map(Number);
 }
 
-/** Peak resident memory of a process, in MiB (VmHWM). */
-export async function peakMemoryMiB(pid: number): Promise<number> {
+/** A memory figure of /proc/<pid>/status, in MiB. */
+async function statusMiB(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmHWM:\s+(\d+) kB/m.exec(status);
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
+/** Peak resident memory of a process, in MiB (VmHWM). */
+export function peakMemoryMiB(pid: number): Promise<number> {
+  return statusMiB(pid, 'VmHWM');
+}
+
 /** Resident memory of a process now, in MiB (VmRSS). */
-export async function residentMemoryMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
-  return match ? Number(match[1]) / 1024 : NaN;
+export function residentMemoryMiB(pid: number): Promise<number> {
+  return statusMiB(pid, 'VmRSS');
 }

@@ -19,6 +19,11 @@ import type { Cluster, Redis } from 'ioredis';
 export const DEFAULT_HOLD_MS = 15 * 60_000;
 /** The settled copy is read again from the store of record this often, healing any drift. */
 export const DEFAULT_SETTLED_MS = 5 * 60_000;
+/**
+ * A block of holds (spend-blocks.ts) may be carved this long after it was taken: it lives
+ * that much longer than a hold, so a request carved at its last moment is held as long.
+ */
+export const BLOCK_VALIDITY_MS = 1_000;
 
 const COMMON = `
 local function int(n) return string.format('%d', n) end
@@ -32,6 +37,25 @@ local function drop(h, x, member)
   end
   redis.call('ZREM', x, member)
 end
+-- Gives part of a block back: a carved request settled (id, its marker kept in the block's
+-- set so that a settlement sent twice gives back once) or the block's unspent rest (id '').
+-- A block given back whole is dropped with its markers.
+local function lessen(h, x, marker, field, id, amount, lifetime)
+  local current = redis.call('HGET', h, field)
+  if not current then return end
+  if id ~= '' then
+    if redis.call('SADD', marker, id) == 0 then return end
+    redis.call('PEXPIRE', marker, lifetime)
+  end
+  local left = tonumber(current) - amount
+  if left > 0 then
+    redis.call('HSET', h, field, int(left))
+    redis.call('HINCRBY', h, '#held', -amount)
+  else
+    drop(h, x, field)
+    redis.call('DEL', marker)
+  end
+end
 `;
 
 /**
@@ -40,8 +64,13 @@ end
  * request holds its worst case if it fits under the limit with everything held, else what
  * is left, if anything is and no other request holds a partial amount there. A request
  * already holding on an account keeps its hold (a retried reserve takes nothing twice).
+ * When a block is asked (ARGV[6], a field) and the request holds its whole worst case on
+ * every account, the block also holds the spare asked, or a sixteenth of the room left
+ * after the request on the narrowest account if that is less, when it is at least the
+ * minimum; else nothing.
  *
- * Reply: {1, hold per account} | {0, refusing account, available} | {-1, accounts to seed}.
+ * Reply: {1, block held, hold per account} | {0, refusing account, available} |
+ * {-1, accounts to seed}.
  */
 const RESERVE = `${COMMON}
 local now = tonumber(ARGV[1])
@@ -49,13 +78,17 @@ local id = ARGV[2]
 local holdMs = tonumber(ARGV[3])
 local settledMs = tonumber(ARGV[4])
 local count = tonumber(ARGV[5])
+local block = ARGV[6]
+local spare = tonumber(ARGV[7])
+local minimum = tonumber(ARGV[8])
+local lifetime = holdMs + tonumber(ARGV[9])
 local grants = {}
 local missing = {}
 for i = 0, count - 1 do
   local s, h, x = KEYS[i * 3 + 1], KEYS[i * 3 + 2], KEYS[i * 3 + 3]
-  local limit = tonumber(ARGV[6 + i * 3])
-  local amount = tonumber(ARGV[7 + i * 3])
-  local seed = ARGV[8 + i * 3]
+  local limit = tonumber(ARGV[10 + i * 3])
+  local amount = tonumber(ARGV[11 + i * 3])
+  local seed = ARGV[12 + i * 3]
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', x, '-inf', now)) do drop(h, x, member) end
   local settled = redis.call('GET', s)
   if not settled and seed ~= '' then
@@ -73,8 +106,12 @@ for i = 0, count - 1 do
       local available = limit - tonumber(settled) - held
       if amount <= available then
         grants[i + 1] = {amount, false, false}
+        -- A block takes at most a sixteenth of the room left: near the limit it shrinks
+        -- below the minimum, and every request holds on its own.
+        if block ~= '' then spare = math.min(spare, math.floor((available - amount) / 16)) end
       elseif available > 0 and redis.call('HEXISTS', h, '#partial') == 0 then
         grants[i + 1] = {available, true, false}
+        block = ''
       else
         return {0, i, int(math.max(available, 0))}
       end
@@ -86,7 +123,9 @@ if #missing > 0 then
   for _, i in ipairs(missing) do reply[#reply + 1] = i end
   return reply
 end
-local reply = {1}
+for i = 1, count do if grants[i][3] then block = '' end end
+if block == '' or spare < minimum then spare = 0 end
+local reply = {1, int(spare)}
 for i = 0, count - 1 do
   local h, x = KEYS[i * 3 + 2], KEYS[i * 3 + 3]
   local grant = grants[i + 1]
@@ -95,30 +134,49 @@ for i = 0, count - 1 do
     redis.call('HINCRBY', h, '#held', int(grant[1]))
     if grant[2] then redis.call('HSET', h, '#partial', id) end
     redis.call('ZADD', x, now + holdMs, id)
-    -- Every hold lives as long: the newest outlives the others, and the keys with it.
-    redis.call('PEXPIRE', h, holdMs)
-    redis.call('PEXPIRE', x, holdMs)
   end
+  if spare > 0 then
+    redis.call('HSET', h, block, int(spare))
+    redis.call('HINCRBY', h, '#held', int(spare))
+    redis.call('ZADD', x, now + lifetime, block)
+  end
+  -- Every hold lives as long (a block a validity longer): the newest outlives the others,
+  -- and the keys with it.
+  redis.call('PEXPIRE', h, lifetime)
+  redis.call('PEXPIRE', x, lifetime)
   reply[#reply + 1] = int(grant[1])
 end
 return reply
 `;
 
 /**
- * Drops the holds of settled (or failed) requests and raises each account's settled spend
- * to the store of record's committed total, never lowers it: totals of concurrent batches
- * may arrive out of order, and a replayed settlement changes nothing.
- * ARGV: settledMs, then per account: total ('' for none), n, n request ids.
+ * Drops the holds of settled (or failed) requests, gives carved requests' amounts back to
+ * their blocks, and raises each account's settled spend to the store of record's committed
+ * total, never lowers it: totals of concurrent batches may arrive out of order, and a
+ * replayed settlement changes nothing.
+ * ARGV: settledMs, lifetime, then per account: total ('' for none), n, n request hold
+ * fields, m, m carves (block field, amount, request id or '' for the block's rest).
+ * KEYS: per account its three keys, then one marker set per carve.
  */
 const SETTLE = `${COMMON}
 local settledMs = tonumber(ARGV[1])
-local a = 2
-for k = 0, #KEYS / 3 - 1 do
-  local s, h, x = KEYS[k * 3 + 1], KEYS[k * 3 + 2], KEYS[k * 3 + 3]
+local lifetime = tonumber(ARGV[2])
+local a = 3
+local k = 1
+while a <= #ARGV do
+  local s, h, x = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  k = k + 3
   local total = ARGV[a]
   local n = tonumber(ARGV[a + 1])
   for j = 0, n - 1 do drop(h, x, ARGV[a + 2 + j]) end
   a = a + 2 + n
+  local m = tonumber(ARGV[a])
+  for j = 0, m - 1 do
+    local c = a + 1 + j * 3
+    lessen(h, x, KEYS[k + j], ARGV[c], ARGV[c + 2], tonumber(ARGV[c + 1]), lifetime)
+  end
+  a = a + 1 + m * 3
+  k = k + m
   if total ~= '' then
     local current = redis.call('GET', s)
     if not current then
@@ -145,6 +203,11 @@ export function spendKeys(account: string): { settled: string; holds: string; ex
   };
 }
 
+/** The requests a block has given back for, on one account: a settlement sent twice counts once. */
+function carveMarkers(account: string, block: string): string {
+  return `spend:{${account}}:c:${block}`;
+}
+
 export interface Charge {
   account: string;
   /** The account's limit, in the ledger's unit. */
@@ -153,20 +216,46 @@ export interface Charge {
   amount: number;
 }
 
+/**
+ * A block of holds asked with a request's own (spend-blocks.ts): `spare` more on every
+ * account, or as much of it as fits, if that is at least `minimum`.
+ */
+export interface BlockAsk {
+  id: string;
+  spare: number;
+  minimum: number;
+}
+
 export type ReserveResult =
-  /** What is held on each account, in the order given (less than asked: a partial hold). */
-  | { kind: 'held'; holds: number[] }
+  /**
+   * What is held on each account, in the order given (less than asked: a partial hold),
+   * and the block held beside it on every account, when one was asked (0: none fitted).
+   */
+  | { kind: 'held'; holds: number[]; block?: number }
   /** The account (by index) that has no room: `available` is what it had left. */
   | { kind: 'refused'; index: number; available: number };
 
 /** Reads the settled spend of accounts Redis has no copy of, from the store of record. */
 export type SeedReader = (accounts: string[]) => Promise<number[]>;
 
+/**
+ * Part of a block given back: a request carved from it, once settled (its `requestId`), or
+ * what the block's owner did not carve (`requestId` null).
+ */
+export interface Carve {
+  block: string;
+  amount: number;
+  requestId: string | null;
+}
+
 export interface Settlement {
   account: string;
   /** The account's spend committed in the store of record, these requests included; null if unknown. */
   total: number | null;
+  /** Requests holding on their own. */
   requestIds: string[];
+  /** Requests whose hold was carved from a block, and blocks' rests. */
+  carves?: Carve[];
 }
 
 export interface SpendLedgerOptions {
@@ -198,18 +287,20 @@ export class SpendLedger {
 
   /**
    * Holds the request's worst case on every account, or on none. One round trip, two when
-   * an account's settled spend must first be read from the store of record.
+   * an account's settled spend must first be read from the store of record. A block asked
+   * beside it is held in the same step.
    *
    * On a cluster, a request's accounts are on several slots (each account is its own hash
    * tag), and one script may touch only one slot: each account is reserved by its own
    * script call, all at once, and the holds taken are given back when any account refuses
-   * (`reserveEach`).
+   * (`reserveEach`). No block is held there: its accounts would not agree on its size.
    */
   async reserve(
     requestId: string,
     charges: Charge[],
     seed: SeedReader,
     now = Date.now(),
+    block?: BlockAsk,
   ): Promise<ReserveResult> {
     if (charges.length === 0) return { kind: 'held', holds: [] };
     if (this.redis.isCluster && charges.length > 1) {
@@ -217,7 +308,7 @@ export class SpendLedger {
     }
     let seeds: (number | null)[] = charges.map(() => null);
     for (let round = 0; ; round += 1) {
-      const reply = await this.reserveTogether(requestId, charges, seeds, now);
+      const reply = await this.reserveTogether(requestId, charges, seeds, now, block);
       if (reply.kind !== 'missing') return reply;
       // The copy may expire again between two calls: a third asks no more of the store.
       if (round > 0) throw new Error('the spend ledger kept asking for seeds');
@@ -296,10 +387,17 @@ export class SpendLedger {
     charges: Charge[],
     seeds: (number | null)[],
     now: number,
+    block?: BlockAsk,
   ): Promise<ReserveResult | { kind: 'missing'; indexes: number[] }> {
     const keys: string[] = [];
     const args: (string | number)[] = [now, holdField(requestId), this.holdMs, this.settledMs];
-    args.push(charges.length);
+    args.push(
+      charges.length,
+      block ? blockField(block.id) : '',
+      block ? whole(block.spare) : 0,
+      block ? whole(block.minimum) : 0,
+      BLOCK_VALIDITY_MS,
+    );
     charges.forEach((charge, i) => {
       const { settled, holds, expiries } = spendKeys(charge.account);
       keys.push(settled, holds, expiries);
@@ -311,7 +409,10 @@ export class SpendLedger {
     });
     const reply = await this.reserveScript(keys.length, ...keys, ...args);
     const [status, ...rest] = reply.map(Number);
-    if (status === 1) return { kind: 'held', holds: rest };
+    if (status === 1) {
+      const [held, ...holds] = rest;
+      return block ? { kind: 'held', holds, block: held! } : { kind: 'held', holds };
+    }
     if (status === 0) return { kind: 'refused', index: rest[0]!, available: rest[1]! };
     return { kind: 'missing', indexes: rest };
   }
@@ -339,15 +440,20 @@ export class SpendLedger {
 
   private async settleTogether(settlements: Settlement[]): Promise<void> {
     const keys: string[] = [];
-    const args: (string | number)[] = [this.settledMs];
-    for (const { account, total, requestIds } of settlements) {
+    const args: (string | number)[] = [this.settledMs, this.holdMs + BLOCK_VALIDITY_MS];
+    for (const { account, total, requestIds, carves = [] } of settlements) {
       const { settled, holds, expiries } = spendKeys(account);
       keys.push(settled, holds, expiries);
       args.push(
         total === null ? '' : whole(total),
         requestIds.length,
         ...requestIds.map(holdField),
+        carves.length,
       );
+      for (const carve of carves) {
+        keys.push(carveMarkers(account, carve.block));
+        args.push(blockField(carve.block), whole(carve.amount), carve.requestId ?? '');
+      }
     }
     await this.settleScript(keys.length, ...keys, ...args);
   }
@@ -361,6 +467,10 @@ export class SpendLedger {
 /** Hold fields never meet the hash's own (`#held`, `#partial`), whatever a request id is. */
 function holdField(requestId: string): string {
   return `r:${requestId}`;
+}
+
+function blockField(block: string): string {
+  return `b:${block}`;
 }
 
 function whole(value: number): string {

@@ -1,0 +1,194 @@
+import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import { SpecRedis } from '@switchyard/testing';
+import { SpendBlocks, type BlockReserveResult } from './spend-blocks.js';
+import { SpendLedger, spendAccount, spendKeys, type Charge } from './spend-ledger.js';
+
+describe('SpendBlocks (real Redis)', () => {
+  const spec = new SpecRedis(createRedisClient);
+  let redis: RedisClient;
+  let other: RedisClient;
+  let ledger: SpendLedger;
+  let accountCounter = 0;
+  const nextAccount = () => spendAccount('token', (accountCounter += 1));
+  const seedOf = (value: number) => (accounts: string[]) =>
+    Promise.resolve(accounts.map(() => value));
+  const held = async (account: string) =>
+    Number((await redis.hget(spendKeys(account).holds, '#held')) ?? 0);
+  const blockFields = async (account: string) =>
+    Object.keys(await redis.hgetall(spendKeys(account).holds)).filter((f) => f.startsWith('b:'));
+  const granted = (results: BlockReserveResult[]) =>
+    results.reduce((sum, r) => sum + (r.kind === 'held' ? r.holds[0]! : 0), 0);
+  const opened: SpendBlocks[] = [];
+  const blocksOn = (ledgerOf: SpendLedger) => {
+    const blocks = new SpendBlocks(ledgerOf);
+    opened.push(blocks);
+    return blocks;
+  };
+
+  beforeAll(async () => {
+    [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
+    ledger = new SpendLedger(redis);
+  });
+
+  afterAll(async () => {
+    await Promise.all(opened.map((blocks) => blocks.close()));
+    await spec.close();
+  });
+
+  it('carves the requests that follow from a block taken beside one, without a hold each', async () => {
+    const account = nextAccount();
+    const blocks = blocksOn(ledger);
+    const charge: Charge = { account, limit: 1_000_000, amount: 100 };
+    const now = Date.now();
+    const results: BlockReserveResult[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      results.push(await blocks.reserve(`r${i}`, [charge], seedOf(0), now));
+    }
+    // Three requests a second are not worth a block; the fourth takes one of its demand
+    // (four requests) beside its own hold, and the fifth to eighth are carved from it. The
+    // ninth finds it spent and takes the next beside its own, of nine.
+    const carvedFrom = results.map((r) =>
+      r.kind === 'held' ? (r.carved?.block ?? null) : 'refused',
+    );
+    const [first, second] = [carvedFrom[4], carvedFrom[9]];
+    expect(carvedFrom).toEqual([
+      ...[null, null, null, null],
+      ...[first, first, first, first],
+      null,
+      ...[second, second, second],
+    ]);
+    expect(first).not.toEqual(second);
+    expect(results.every((r) => r.kind === 'held' && r.holds[0] === 100)).toBe(true);
+    // Five holds of their own, the first block (spent, its carves not settled yet) and the
+    // second whole.
+    expect(await held(account)).toBe(5 * 100 + 400 + 900);
+  });
+
+  it('never holds past the limit, however many reserve at once from two replicas', async () => {
+    const account = nextAccount();
+    const replicas = [blocksOn(new SpendLedger(redis)), blocksOn(new SpendLedger(other))];
+    const limit = 20_000;
+    await ledger.reserve('seed', [{ account, limit, amount: 0 }], seedOf(0));
+    const results: BlockReserveResult[] = [];
+    // Waves, so that demand builds up and blocks are taken, carved and renewed.
+    for (let wave = 0; wave < 12; wave += 1) {
+      results.push(
+        ...(await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            replicas[i % 2]!.reserve(`w${wave}-${i}`, [{ account, limit, amount: 70 }], seedOf(0)),
+          ),
+        )),
+      );
+    }
+    expect(results.some((r) => r.kind === 'held' && r.carved)).toBe(true);
+    expect(results.some((r) => r.kind === 'refused')).toBe(true);
+    // What was granted (carved or held alone, the one partial hold included) fits the limit,
+    // and the ledger holds at least all of it.
+    expect(granted(results)).toBeLessThanOrEqual(limit);
+    expect(await held(account)).toBeLessThanOrEqual(limit);
+    expect(await held(account)).toBeGreaterThanOrEqual(granted(results));
+    // Near the limit blocks shrank: little of it was left unspent in them.
+    expect(granted(results)).toBeGreaterThan(limit - limit / 8);
+  });
+
+  it('gives a settled carve back to its block once, the rest when the block ends, and leaves nothing held', async () => {
+    const account = nextAccount();
+    const blocks = blocksOn(ledger);
+    const charge: Charge = { account, limit: 1_000_000, amount: 10 };
+    const now = Date.now();
+    const results: BlockReserveResult[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      results.push(await blocks.reserve(`q${i}`, [charge], seedOf(0), now));
+    }
+    const carved = results.flatMap((r, i) =>
+      r.kind === 'held' && r.carved ? [{ ...r.carved, requestId: `q${i}` }] : [],
+    );
+    const alone = results.flatMap((r, i) => (r.kind === 'held' && !r.carved ? [`q${i}`] : []));
+    expect(carved.length).toBeGreaterThan(0);
+    // The rest goes back first (the block ended); the carves' settlements come later, twice.
+    await blocks.close();
+    expect(await blockFields(account)).toHaveLength(1);
+    expect(await held(account)).toBe(7 * 10);
+    const settlement = { account, total: 70, requestIds: alone, carves: carved };
+    await ledger.settle([settlement]);
+    await ledger.settle([settlement]);
+    expect(await held(account)).toBe(0);
+    expect(await blockFields(account)).toEqual([]);
+    const { inside } = await spec.keys(`spend:{${account}}:c:*`);
+    expect(inside).toEqual([]);
+  });
+
+  it('counts a settlement sent twice once while the block is still in use', async () => {
+    const account = nextAccount();
+    const blocks = blocksOn(ledger);
+    const charge: Charge = { account, limit: 1_000_000, amount: 10 };
+    const now = Date.now();
+    const results: BlockReserveResult[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      results.push(await blocks.reserve(`d${i}`, [charge], seedOf(0), now));
+    }
+    const last = results[5]!;
+    if (last.kind !== 'held' || !last.carved) throw new Error('expected a carved hold');
+    const before = await held(account);
+    const settlement = {
+      account,
+      total: null,
+      requestIds: [],
+      carves: [{ ...last.carved, requestId: 'd5' }],
+    };
+    await ledger.settle([settlement]);
+    await ledger.settle([settlement]);
+    expect(await held(account)).toBe(before - 10);
+  });
+
+  it('puts a released carve back into the block while it is in use, and into the ledger after', async () => {
+    const account = nextAccount();
+    const blocks = blocksOn(ledger);
+    const charge: Charge = { account, limit: 1_000_000, amount: 10 };
+    const now = Date.now();
+    const results: BlockReserveResult[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      results.push(await blocks.reserve(`f${i}`, [charge], seedOf(0), now));
+    }
+    const [first, second] = results.slice(4).map((r) => (r.kind === 'held' ? r.carved : null));
+    const before = await held(account);
+    await blocks.release('f4', [account], first!);
+    // Back in the block here: the ledger still holds the block whole.
+    expect(await held(account)).toBe(before);
+    await blocks.close();
+    // The block's rest (the released carve included) went back; f5's carve is still held.
+    expect(await held(account)).toBe(4 * 10 + 10);
+    await blocks.release('f5', [account], second!);
+    expect(await held(account)).toBe(4 * 10);
+  });
+
+  it('takes a block of at most a sixteenth of the room left, and none near the limit', async () => {
+    const account = nextAccount();
+    const charge: Charge = { account, limit: 1_000, amount: 10 };
+    expect(
+      await ledger.reserve('b1', [charge], seedOf(0), Date.now(), {
+        id: 'x:1',
+        spare: 1_000,
+        minimum: 10,
+      }),
+    ).toEqual({ kind: 'held', holds: [10], block: Math.floor((1_000 - 10) / 16) });
+    await ledger.settle([{ account, total: 850, requestIds: ['b1'] }]);
+    await ledger.settle([
+      {
+        account,
+        total: null,
+        requestIds: [],
+        carves: [{ block: 'x:1', amount: 61, requestId: null }],
+      },
+    ]);
+    // 150 left: 140 after the request, a sixteenth of it less than one more request.
+    expect(
+      await ledger.reserve('b2', [charge], seedOf(0), Date.now(), {
+        id: 'x:2',
+        spare: 1_000,
+        minimum: 10,
+      }),
+    ).toEqual({ kind: 'held', holds: [10], block: 0 });
+    expect(await held(account)).toBe(10);
+  });
+});

@@ -134,6 +134,12 @@ export const GATEWAY_ENDPOINTS = [
 ] as const;
 export type GatewayEndpoint = (typeof GATEWAY_ENDPOINTS)[number];
 
+/** The part of an edge's block of holds one request was carved from (libs/spend). */
+export class CarvedHold {
+  @IsString() @MaxLength(128) block!: string;
+  @IsInt() @Min(1) amount!: number;
+}
+
 export class ReportedUsage {
   /** Every input token, those read from the provider's prompt cache included. */
   @IsInt() @Min(0) promptTokens!: number;
@@ -192,6 +198,12 @@ export class UsageRecord {
   @IsString({ each: true })
   @MaxLength(128, { each: true })
   holds?: string[];
+  /**
+   * When the holds were carved from the edge's block of holds rather than taken for this
+   * request alone: metering gives `amount` back to that block on each account of `holds`
+   * (docs/architecture.md, "Spend blocks").
+   */
+  @IsOptional() @ValidateNested() @Type(() => CarvedHold) carvedFrom?: CarvedHold;
 }
 
 /**

@@ -32,6 +32,8 @@ export interface UsageEntry {
   requestedAt: Date;
   /** The spend accounts the edge held the request on (docs/budgets.md, "Settlement"). */
   holds: string[];
+  /** The edge's block of holds the request was carved from (docs/architecture.md, "Spend blocks"). */
+  carved: { block: string; amount: number } | null;
 }
 
 /** A record that passed the contract's validation but cannot be stored as it is. */
@@ -142,6 +144,9 @@ export class UsageEntryFactory {
       clientIp: shortText(record.clientIp),
       requestedAt,
       holds: record.holds ?? [],
+      carved: record.carvedFrom
+        ? { block: record.carvedFrom.block, amount: record.carvedFrom.amount }
+        : null,
     };
   }
 

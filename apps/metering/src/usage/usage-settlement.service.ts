@@ -4,7 +4,7 @@ import { Events } from '@switchyard/contracts';
 import { isSqlTransactionConflict, SqlReadiness } from '@switchyard/db/sql';
 import { type ExhaustedToken } from '@switchyard/gateway-store';
 import { EventBus } from '@switchyard/messaging';
-import { SpendLedger, spendAccount, type Settlement } from '@switchyard/spend';
+import { SpendLedger, spendAccount, type Carve, type Settlement } from '@switchyard/spend';
 import { BudgetAlerts } from '../budgets/budget-alerts.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { type UsageEntry } from './usage-entry.js';
@@ -98,7 +98,9 @@ export class UsageSettlement {
       })),
       ...budgetSettlements,
     ];
-    await this.settleHolds([...settlements, ...heldElsewhere(entries, settlements)]);
+    await this.settleHolds(
+      withCarves([...settlements, ...heldElsewhere(entries, settlements)], entries),
+    );
     for (const token of exhausted) void this.announce(token);
     // After the commit, off the request's path: a webhook never delays a settlement.
     if (alerts.length > 0) this.alerts.send(alerts);
@@ -178,4 +180,24 @@ function heldElsewhere(entries: UsageEntry[], settled: Settlement[]): Settlement
     }
   }
   return [...dropped].map(([account, requestIds]) => ({ account, total: null, requestIds }));
+}
+
+/**
+ * Requests carved from an edge's block of holds have no hold of their own to drop: their
+ * amount goes back to the block instead (docs/architecture.md, "Spend blocks").
+ */
+function withCarves(settlements: Settlement[], entries: UsageEntry[]): Settlement[] {
+  const carvedBy = new Map<string, { block: string; amount: number }>();
+  for (const entry of entries) if (entry.carved) carvedBy.set(entry.requestId, entry.carved);
+  if (carvedBy.size === 0) return settlements;
+  return settlements.map((settlement) => {
+    const requestIds: string[] = [];
+    const carves: Carve[] = [];
+    for (const requestId of settlement.requestIds) {
+      const carved = carvedBy.get(requestId);
+      if (carved) carves.push({ ...carved, requestId });
+      else requestIds.push(requestId);
+    }
+    return { ...settlement, requestIds, carves };
+  });
 }

@@ -8,7 +8,7 @@ import {
   type TokenExhaustedEvent,
 } from '@switchyard/contracts';
 import { OnEvent } from '@switchyard/messaging';
-import { SpendLedger, spendAccount } from '@switchyard/spend';
+import { SpendBlocks, SpendLedger, spendAccount } from '@switchyard/spend';
 import { TokenDirectory } from './token-directory.js';
 
 /**
@@ -20,14 +20,18 @@ export class TokenEventsController {
   constructor(
     private readonly directory: TokenDirectory,
     private readonly ledger: SpendLedger,
+    private readonly blocks: SpendBlocks,
   ) {}
 
   @OnEvent(Events.TokenChanged)
   changed(event: TokenChangedEvent): void {
     this.directory.forget(event.keyHash);
-    // An administrator may have reset the spend: the ledger reads it again from Postgres.
-    // Without Redis the copy expires on its own (docs/architecture.md, "Spend holds").
-    this.ledger.forget(spendAccount('token', event.tokenId)).catch(() => undefined);
+    // An administrator may have reset the spend or the quota: this edge's block on it goes
+    // back, and the ledger reads the spend again from Postgres. Without Redis the copy
+    // expires on its own (docs/architecture.md, "Spend holds").
+    const account = spendAccount('token', event.tokenId);
+    this.blocks.forget(account);
+    this.ledger.forget(account).catch(() => undefined);
   }
 
   @OnEvent(Events.TokenExhausted)

@@ -1,5 +1,6 @@
 import { type OutcomeKind, type ReportedUsage } from '@switchyard/contracts';
 import { type AccountLease } from '@switchyard/limiter';
+import { type CarvedHold } from '@switchyard/spend';
 import { type Candidate } from '@switchyard/routing';
 import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type GatewayToken } from '../auth/token-directory.js';
@@ -33,6 +34,8 @@ export interface Exchange {
   candidate: Candidate | null;
   /** The spend accounts holding this request's worst case, once held (quota/spend-holds.ts). */
   holds?: string[];
+  /** When the holds were carved from this edge's block of holds: which, and how much. */
+  carved?: CarvedHold;
   /** The worst case the holds were asked for, in micro-dollars, before any price group. */
   heldWorstCase?: number;
 }

@@ -54,6 +54,7 @@ export function usageRecordOf(exchange: Exchange, delivery: Delivery): UsageReco
   };
   // Metering drops the request's holds on each, whatever it settles (docs/budgets.md).
   if (exchange.holds) record.holds = exchange.holds;
+  if (exchange.carved) record.carvedFrom = exchange.carved;
   // Without reported usage, metering counts what was sent and received with a tokenizer.
   if (!delivery.usage && delivery.firstByteMs !== null && body && delivery.status < 400) {
     record.promptText = body.promptText();

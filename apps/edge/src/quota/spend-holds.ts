@@ -6,7 +6,7 @@ import {
   type TokenPrice,
 } from '@switchyard/domain';
 import { Counter, Registry } from '@switchyard/observability';
-import { SpendLedger, type Charge } from '@switchyard/spend';
+import { SpendBlocks, SpendLedger, type Charge } from '@switchyard/spend';
 import { TokensRepository } from '../auth/tokens.repository.js';
 import { BUDGET_TIME_ZONE } from '../budgets/budgets.module.js';
 import { Clock } from '../budgets/clock.js';
@@ -23,7 +23,8 @@ import { accountsPaying, refusal } from './accounts-paying.js';
 // request that fails here gives its holds back at once.
 //
 // Nothing is asked of Redis for a token nothing limits, nor for a model without a price
-// (metering bills it at its default price, as before holds). While Redis cannot be asked,
+// (metering bills it at its default price, as before holds), nor for a request carved from
+// this edge's block of holds for the same accounts (docs/architecture.md, "Spend blocks"). While Redis cannot be asked,
 // requests are served unheld (fail open, docs/reliability.md): the token is still refused
 // once metering finds its quota spent.
 
@@ -51,10 +52,12 @@ export function worstCaseCost(body: ParsedBody, price: TokenPrice): number | nul
 export class SpendHolds {
   private readonly logger = new Logger('SpendHolds');
   private readonly outcomes: Counter<'outcome'>;
+  private readonly paths: Counter<'path'>;
   private lastWarned = 0;
 
   constructor(
     private readonly ledger: SpendLedger,
+    private readonly blocks: SpendBlocks,
     private readonly prices: PriceList,
     private readonly tokens: TokensRepository,
     private readonly clock: Clock,
@@ -65,6 +68,12 @@ export class SpendHolds {
       name: 'edge_spend_holds_total',
       help: 'Holds taken before forwarding (quota, budgets, balance): held (the worst case), partial (what was left), refused, or unchecked (Redis unreachable: served unheld).',
       labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.paths = new Counter({
+      name: 'edge_spend_reservations_total',
+      help: 'Holds taken, by whether Redis was asked (redis) or they were carved from a block of holds this edge took ahead of demand (local).',
+      labelNames: ['path'],
       registers: [registry],
     });
   }
@@ -84,7 +93,7 @@ export class SpendHolds {
     const charges: Charge[] = paying.map(({ account, limit }) => ({ account, limit, amount }));
     let result;
     try {
-      result = await this.ledger.reserve(
+      result = await this.blocks.reserve(
         exchange.request.id,
         charges,
         (accounts) => this.settledSpend(accounts),
@@ -102,7 +111,9 @@ export class SpendHolds {
     this.outcomes.inc({
       outcome: result.holds.some((held) => held < amount) ? 'partial' : 'held',
     });
+    this.paths.inc({ path: result.carved ? 'local' : 'redis' });
     exchange.holds = charges.map((charge) => charge.account);
+    if (result.carved) exchange.carved = result.carved;
   }
 
   /**
@@ -116,23 +127,27 @@ export class SpendHolds {
     const price = this.prices.priceOf(body.model, token.group);
     const base = price ? worstCaseCost(body, price) : null;
     if (base === null || (exchange.heldWorstCase ?? 0) >= base) return;
-    const accounts = exchange.holds;
-    if (accounts) {
-      exchange.holds = undefined;
-      exchange.heldWorstCase = undefined;
-      await this.ledger.release(exchange.request.id, accounts).catch((error: unknown) => {
-        this.warn(`spend hold not released (it expires): ${(error as Error).message}`);
-      });
-    }
+    exchange.heldWorstCase = undefined;
+    await this.giveBack(exchange);
     await this.reserve(exchange);
   }
 
   /** Gives a failed request's holds back at once; metering would only drop them later. */
   release(exchange: Exchange): void {
-    if (!exchange.holds) return;
-    const accounts = exchange.holds;
+    void this.giveBack(exchange);
+  }
+
+  private async giveBack(exchange: Exchange): Promise<void> {
+    const { holds: accounts, carved } = exchange;
+    if (!accounts) return;
     exchange.holds = undefined;
-    this.ledger.release(exchange.request.id, accounts).catch((error: unknown) => {
+    exchange.carved = undefined;
+    const requestId = exchange.request.id;
+    await (
+      carved
+        ? this.blocks.release(requestId, accounts, carved)
+        : this.ledger.release(requestId, accounts)
+    ).catch((error: unknown) => {
       this.warn(`spend hold not released (it expires): ${(error as Error).message}`);
     });
   }

@@ -136,6 +136,50 @@ describe('gateway + metering: quotas under parallel requests', () => {
     await nothingHeld(result.token);
   }, 60_000);
 
+  it('holds a quota to its end when the edges carve holds from blocks', async () => {
+    // Eight waves of twenty slow streams, 50 ms apart, across two edges: from the second
+    // wave on, each edge's demand is enough for blocks of holds (docs/architecture.md,
+    // "Spend blocks"), and 160 worst cases in flight together ask for more than the quota.
+    const waves = 8;
+    const perWave = 20;
+    const quota = 60 * reservation(0);
+    const token = await stack.createToken({ quota });
+    await stack.routable(token.key, model);
+    const sent: Promise<Answered>[] = [];
+    for (let wave = 0; wave < waves; wave += 1) {
+      for (let i = 0; i < perWave; i += 1) {
+        sent.push(chat(stack.edges[i % 2]!.url, token.key, body(wave * perWave + i)));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answers = await Promise.all(sent);
+    const served = answers.filter((a) => a.status === 200).length;
+    expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429)).toBe(true);
+    const costs = answers.map((_, i) => reservation(i));
+    const [cheapest, dearest] = [Math.min(...costs), Math.max(...costs)];
+    const carved = await Promise.all(
+      stack.edges.map(async (edge) => {
+        const metrics = await (await fetch(`${edge.opsUrl}/metrics`)).text();
+        const local = /^edge_spend_reservations_total\{path="local"[^}]*\} (\d+)/m.exec(metrics);
+        return Number(local?.[1] ?? 0);
+      }),
+    );
+    process.stdout.write(
+      `blocks: ${served} of ${answers.length} served (quota ${quota}, worst cases ${cheapest}-${dearest}), carved per edge ${carved.join(', ')}\n`,
+    );
+    expect(carved.every((count) => count > 0)).toBe(true);
+    // Every request served held its whole worst case but the one partial hold: carved or
+    // not, the holds in flight together never passed the quota...
+    expect(served).toBeLessThanOrEqual(Math.floor(quota / cheapest) + 1);
+    // ...and blocks left unspent on the other edge near the end refused little of it early.
+    expect(served).toBeGreaterThanOrEqual(Math.floor((quota - quota / 8) / dearest));
+    expect((await usageRows(stack.databaseUrl, token.id, answers.length)).rows).toHaveLength(
+      answers.length,
+    );
+    // Carves settled into their blocks, the blocks' rests given back: nothing is held.
+    await nothingHeld(token.id);
+  }, 90_000);
+
   it('serves the rest of the quota once earlier requests have settled', async () => {
     const token = await stack.createToken({ quota: QUOTA });
     let served = 0;

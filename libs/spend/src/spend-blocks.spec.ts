@@ -24,6 +24,15 @@ describe('SpendBlocks (real Redis)', () => {
     opened.push(blocks);
     return blocks;
   };
+  /** `count` reservations one after another, all in the same millisecond (one second's demand). */
+  const inARow = async (blocks: SpendBlocks, prefix: string, charge: Charge, count: number) => {
+    const now = Date.now();
+    const results: BlockReserveResult[] = [];
+    for (let i = 0; i < count; i += 1) {
+      results.push(await blocks.reserve(`${prefix}${i}`, [charge], seedOf(0), now));
+    }
+    return results;
+  };
 
   beforeAll(async () => {
     [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
@@ -39,11 +48,7 @@ describe('SpendBlocks (real Redis)', () => {
     const account = nextAccount();
     const blocks = blocksOn(ledger);
     const charge: Charge = { account, limit: 1_000_000, amount: 100 };
-    const now = Date.now();
-    const results: BlockReserveResult[] = [];
-    for (let i = 0; i < 12; i += 1) {
-      results.push(await blocks.reserve(`r${i}`, [charge], seedOf(0), now));
-    }
+    const results = await inARow(blocks, 'r', charge, 12);
     // Three requests a second are not worth a block; the fourth takes one of its demand
     // (four requests) beside its own hold, and the fifth to eighth are carved from it. The
     // ninth finds it spent and takes the next beside its own, of nine.
@@ -95,11 +100,7 @@ describe('SpendBlocks (real Redis)', () => {
     const account = nextAccount();
     const blocks = blocksOn(ledger);
     const charge: Charge = { account, limit: 1_000_000, amount: 10 };
-    const now = Date.now();
-    const results: BlockReserveResult[] = [];
-    for (let i = 0; i < 7; i += 1) {
-      results.push(await blocks.reserve(`q${i}`, [charge], seedOf(0), now));
-    }
+    const results = await inARow(blocks, 'q', charge, 7);
     const carved = results.flatMap((r, i) =>
       r.kind === 'held' && r.carved ? [{ ...r.carved, requestId: `q${i}` }] : [],
     );
@@ -122,11 +123,7 @@ describe('SpendBlocks (real Redis)', () => {
     const account = nextAccount();
     const blocks = blocksOn(ledger);
     const charge: Charge = { account, limit: 1_000_000, amount: 10 };
-    const now = Date.now();
-    const results: BlockReserveResult[] = [];
-    for (let i = 0; i < 6; i += 1) {
-      results.push(await blocks.reserve(`d${i}`, [charge], seedOf(0), now));
-    }
+    const results = await inARow(blocks, 'd', charge, 6);
     const last = results[5]!;
     if (last.kind !== 'held' || !last.carved) throw new Error('expected a carved hold');
     const before = await held(account);
@@ -145,11 +142,7 @@ describe('SpendBlocks (real Redis)', () => {
     const account = nextAccount();
     const blocks = blocksOn(ledger);
     const charge: Charge = { account, limit: 1_000_000, amount: 10 };
-    const now = Date.now();
-    const results: BlockReserveResult[] = [];
-    for (let i = 0; i < 6; i += 1) {
-      results.push(await blocks.reserve(`f${i}`, [charge], seedOf(0), now));
-    }
+    const results = await inARow(blocks, 'f', charge, 6);
     const [first, second] = results.slice(4).map((r) => (r.kind === 'held' ? r.carved : null));
     const before = await held(account);
     await blocks.release('f4', [account], first!);

@@ -98,6 +98,17 @@ describe('RoutingState (real Redis)', () => {
     expect(state.table!.snapshot.channels.map((c) => c.id)).toEqual([1, 9]);
   });
 
+  it("reads the stored snapshot for a new leader's first change when it holds the version 0 a router answers before it leads", async () => {
+    const starting = new RoutingState({} as EventBus, redis, new Registry());
+    // A router that does not lead yet answers a snapshot of its own state, unpublished.
+    starting.install({ version: 0, generatedAt: 0, channels: [], resting: [] });
+    await store({ version: 1, generatedAt: 0, channels: [channel(7)], resting: [] });
+    // Its first publish as leader follows nothing: it lists no channel as changed.
+    starting.apply(change({ version: 1, baseVersion: 0 }));
+    await waitFor(() => starting.table!.version === 1 || undefined, { what: 'version 1' });
+    expect(starting.table!.snapshot.channels.map((c) => c.id)).toEqual([7]);
+  });
+
   it('reads once more when a change arrives during a read, so the newest stored version wins', async () => {
     await store({ version: 5, generatedAt: 0, channels: [channel(5)], resting: [] });
     state.apply(change({ version: 5, baseVersion: 4 }));

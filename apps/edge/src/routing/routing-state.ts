@@ -84,7 +84,9 @@ export class RoutingState implements OnApplicationBootstrap, OnApplicationShutdo
   apply(change: RoutingChange): void {
     const held = this.current;
     if (held && change.version <= held.version) return;
-    if (!held || change.baseVersion !== held.version) {
+    // Base 0 follows nothing published, even when the edge holds a version 0: what a router
+    // not leading yet answers at start-up, built from its own state, is no base to apply to.
+    if (!held || change.baseVersion === 0 || change.baseVersion !== held.version) {
       this.readStored();
       return;
     }

@@ -1,5 +1,7 @@
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { type OutgoingHttpHeaders } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import { type FastifyReply } from 'fastify';
 import { redactSecrets } from '@switchyard/observability';
 import { RequestLog } from '../request-log/request-log.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
@@ -58,58 +60,51 @@ export class Relay {
     const events = new WholeEvents();
     // Only a token with the request log on pays for a copy of the stream's first bytes.
     const sample = exchange.token.requestLog ? this.requestLog.sample() : null;
+    // Audio bytes have no events to keep whole, nor any the observer could read.
+    const take = (chunk: Buffer): Buffer | null => {
+      sample?.add(chunk);
+      if (answer.binary) return chunk;
+      observer.see(chunk);
+      return events.take(chunk);
+    };
+    const out = new ClientStream(reply, status, exchange.abort.signal);
     let interrupted: string | null = null;
-    const relay = Readable.from(
-      (async function* () {
-        try {
-          // Audio bytes have no events to keep whole, nor any the observer could read.
-          const take = (chunk: Buffer): Buffer | null => {
-            sample?.add(chunk);
-            if (answer.binary) return chunk;
-            observer.see(chunk);
-            return events.take(chunk);
-          };
-          if (answer.first) {
-            const whole = take(answer.first);
-            if (whole) yield whole;
-          }
-          for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
-            const whole = take(next.value);
-            if (whole) yield whole;
-          }
-          // A translated stream says itself how it ended; OpenAI's ends with [DONE], and one
-          // that stops before it (mid-event, say) was cut, however cleanly the body closed.
-          if (!answer.translator && !observer.ended) {
-            interrupted = 'the upstream ended the stream before its [DONE] event';
-            yield Buffer.from(api.interruption(interrupted));
-          } else if (events.rest) {
-            yield events.rest;
-          }
-        } catch (error) {
-          if (exchange.abort.signal.aborted) return;
-          // Keys the edge opened are registered with the redaction (key-vault.ts).
-          interrupted = redactSecrets((error as Error).message);
-          // Audio cut short has no error event: the connection is cut too, so the client
-          // sees a broken download rather than a short file.
-          if (answer.binary) {
-            reply.raw.destroy();
-            return;
-          }
-          yield Buffer.from(
-            answer.translator?.interrupt?.(interrupted) ?? api.interruption(interrupted),
+    try {
+      if (answer.first) await out.write(take(answer.first));
+      for (let next = await answer.rest.next(); !next.done; next = await answer.rest.next()) {
+        await out.write(take(next.value));
+        // The client left early: stop reading (and paying for) the upstream's answer.
+        if (out.gone) break;
+      }
+      // A translated stream says itself how it ended; OpenAI's ends with [DONE], and one
+      // that stops before it (mid-event, say) was cut, however cleanly the body closed.
+      if (out.gone) {
+        // Nothing more to say to a client that left.
+      } else if (!answer.translator && !observer.ended) {
+        interrupted = 'the upstream ended the stream before its [DONE] event';
+        await out.write(Buffer.from(api.interruption(interrupted)));
+      } else if (events.rest) {
+        await out.write(events.rest);
+      }
+    } catch (error) {
+      if (!exchange.abort.signal.aborted) {
+        // Keys the edge opened are registered with the redaction (key-vault.ts).
+        interrupted = redactSecrets((error as Error).message);
+        // Audio cut short has no error event: the connection is cut too, so the client
+        // sees a broken download rather than a short file.
+        if (answer.binary) reply.raw.destroy();
+        else
+          await out.write(
+            Buffer.from(
+              answer.translator?.interrupt?.(interrupted) ?? api.interruption(interrupted),
+            ),
           );
-        } finally {
-          // The client left early: stop reading (and paying for) the upstream's answer.
-          await answer.rest.return?.();
-        }
-      })(),
-      { objectMode: false },
-    );
-    const done = new Promise<void>((resolve) => {
-      reply.raw.once('close', () => resolve());
-    });
-    void reply.send(relay);
-    await done;
+      }
+    } finally {
+      await answer.rest.return?.();
+      out.end();
+    }
+    await out.closed;
     const summary = observer.summary();
     interrupted ??= answer.translator?.failure ? redactSecrets(answer.translator.failure) : null;
     const clientGone = exchange.abort.signal.aborted;
@@ -133,5 +128,48 @@ export class Relay {
       firstByteMs,
       ...(sample ? { responseSample: sample } : {}),
     };
+  }
+}
+
+/**
+ * A streamed answer written straight to the client's socket, with back-pressure: each event
+ * is one write, as in the floor's pass-through (docs/performance.md, "Streams relayed"),
+ * rather than a trip through a stream of its own piped by Fastify. The reply is Fastify's
+ * no more (hijacked); its headers so far go out with the status, and its `onResponse`
+ * hooks (metrics, the access log) still run when the answer finishes.
+ */
+class ClientStream {
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    status: number,
+    /** Aborted when the client leaves before the answer finished (proxy.service.ts). */
+    private readonly leaving: AbortSignal,
+  ) {
+    const raw = reply.raw;
+    this.closed = new Promise<void>((resolve) => raw.once('close', () => resolve()));
+    reply.hijack();
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) headers[name] = value;
+    }
+    raw.writeHead(status, headers);
+  }
+
+  get gone(): boolean {
+    const raw = this.reply.raw;
+    return this.leaving.aborted || raw.destroyed || raw.writableEnded;
+  }
+
+  /** Resolves once the socket takes more (or the client has left). */
+  async write(chunk: Buffer | null): Promise<void> {
+    if (chunk === null || this.gone) return;
+    if (this.reply.raw.write(chunk)) return;
+    await once(this.reply.raw, 'drain', { signal: this.leaving }).catch(() => undefined);
+  }
+
+  end(): void {
+    if (!this.gone) this.reply.raw.end();
   }
 }

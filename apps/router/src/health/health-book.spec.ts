@@ -73,6 +73,23 @@ describe('HealthBook', () => {
     expect(book.isOpen(1)).toBe(false);
   });
 
+  it('counts a busy minute by its seconds: many calls outweigh a few failures until they leave the window', () => {
+    const book = new HealthBook();
+    // A minute of 200,000 calls, one every 0.3 ms.
+    for (let i = 0; i < 200_000; i += 1) book.record(outcome('ok', Math.floor(i * 0.3)));
+    for (let i = 0; i < 5; i += 1)
+      expect(book.record(outcome('server_error', 60_000 + i))).toBeNull();
+    // A minute later every success has left the window: the failures are most of it.
+    for (let i = 0; i < 2; i += 1)
+      expect(book.record(outcome('server_error', 125_000 + i))).toBeNull();
+    expect(book.record(outcome('timeout', 125_002))).toEqual({
+      kind: 'breaker_opened',
+      channelId: 1,
+      failures: 3,
+      calls: 3,
+    });
+  });
+
   it('treats a client error as a working channel', () => {
     const book = new HealthBook();
     for (let i = 0; i < 10; i += 1) expect(book.record(outcome('client_error', i))).toBeNull();

@@ -6,8 +6,8 @@ import { type ChannelOutcome } from '@switchyard/contracts';
 // - an account answering 429 cools down, at once, for its Retry-After or an exponential
 //   back-off, whichever is longer; a success resets the back-off;
 // - a channel whose calls fail (5xx, timeouts, connection errors) more than half of the
-//   time over the last minute, at least three times, opens its breaker until a probe
-//   succeeds.
+//   time over the last minute (counted by whole seconds), at least three times, opens its
+//   breaker until a probe succeeds.
 
 export const COOLDOWN_BASE_MS = 2_000;
 export const COOLDOWN_MAX_MS = 5 * 60_000;
@@ -24,10 +24,24 @@ interface Cooldown {
   level: number;
 }
 
+/** A channel's calls and failures in one second of the window. */
+interface Second {
+  second: number;
+  calls: number;
+  failures: number;
+}
+
 interface Breaker {
-  calls: { at: number; failed: boolean }[];
+  /**
+   * The window by second, a ring indexed by second modulo its length: each outcome costs
+   * the same however many calls the minute holds (a list of calls, trimmed from its front,
+   * cost the router a copy of the whole minute per outcome at thousands a second).
+   */
+  seconds: Second[];
   openedAt: number | null;
 }
+
+const WINDOW_SECONDS = WINDOW_MS / 1_000;
 
 export class HealthBook {
   private readonly cooldowns = new Map<number, Cooldown>();
@@ -73,16 +87,34 @@ export class HealthBook {
   }
 
   private call(channelId: number, at: number, failed: boolean): HealthChange | null {
-    const breaker = this.breakers.get(channelId) ?? { calls: [], openedAt: null };
-    this.breakers.set(channelId, breaker);
-    breaker.calls.push({ at, failed });
-    while (breaker.calls.length > 0 && breaker.calls[0]!.at <= at - WINDOW_MS)
-      breaker.calls.shift();
+    let breaker = this.breakers.get(channelId);
+    if (!breaker) {
+      const seconds = Array.from({ length: WINDOW_SECONDS }, () => ({
+        second: -1,
+        calls: 0,
+        failures: 0,
+      }));
+      breaker = { seconds, openedAt: null };
+      this.breakers.set(channelId, breaker);
+    }
+    const second = Math.floor(at / 1_000);
+    const slot = breaker.seconds[second % WINDOW_SECONDS]!;
+    // An outcome reported late, from a second the ring has moved past, is out of the window.
+    if (slot.second > second) return null;
+    if (slot.second < second) Object.assign(slot, { second, calls: 0, failures: 0 });
+    slot.calls += 1;
+    if (failed) slot.failures += 1;
     if (breaker.openedAt !== null || !failed) return null;
-    const failures = breaker.calls.filter((c) => c.failed).length;
-    if (failures >= BREAKER_MIN_FAILURES && failures * 2 > breaker.calls.length) {
+    let calls = 0;
+    let failures = 0;
+    for (const counted of breaker.seconds) {
+      if (counted.second <= second - WINDOW_SECONDS) continue;
+      calls += counted.calls;
+      failures += counted.failures;
+    }
+    if (failures >= BREAKER_MIN_FAILURES && failures * 2 > calls) {
       breaker.openedAt = at;
-      return { kind: 'breaker_opened', channelId, failures, calls: breaker.calls.length };
+      return { kind: 'breaker_opened', channelId, failures, calls };
     }
     return null;
   }

@@ -124,8 +124,8 @@ export class SpendBlocks {
         minimum: amount,
       });
       if (result.kind === 'held' && result.block !== undefined && result.block > 0) {
-        // A block asked before a retire (a reset of the account) is not used: give it back.
-        if (payers.block !== null || this.payers.get(key) !== payers) {
+        // Asked before the accounts were forgotten (a reset, shutdown): not used, given back.
+        if (this.payers.get(key) !== payers) {
           this.giveBack(charges, id, result.block);
         } else {
           payers.block = { id, remaining: result.block, expiresAt: now + BLOCK_VALIDITY_MS };

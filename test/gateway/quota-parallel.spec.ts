@@ -178,6 +178,16 @@ describe('gateway + metering: quotas under parallel requests', () => {
     );
     // Carves settled into their blocks, the blocks' rests given back: nothing is held.
     await nothingHeld(token.id);
+    // And the token's spend is the sum of its usage rows.
+    const [books] = await query<{ used: string; billed: string }>(
+      stack.databaseUrl,
+      `SELECT t."usedQuota"::text AS used,
+              (SELECT coalesce(sum(cost), 0) FROM "UsageLog" u WHERE u."tokenId" = t.id)::text AS billed
+         FROM "Token" t WHERE t.id = $1`,
+      [token.id],
+    );
+    expect(Number(books!.used)).toBe(Number(books!.billed));
+    expect(Number(books!.used)).toBeGreaterThan(0);
   }, 90_000);
 
   it('serves the rest of the quota once earlier requests have settled', async () => {

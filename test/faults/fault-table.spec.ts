@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { Redis } from 'ioredis';
 import { waitFor, PrivatePostgres, query } from '@switchyard/testing';
 import {
   byStatus,
@@ -187,6 +188,35 @@ describe('faults: the books balance after each fault', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(answer.status).toBe(200);
+  });
+
+  it("the bus's subscribers are cut: a token changed while they were away is read again", async () => {
+    const { token, model } = await fixture();
+    const ask = () =>
+      chat(stack.edge.url, token.key, { model, messages: [{ role: 'user', content: 'x' }] });
+    // Disabled behind the edge's back, as if its `token.changed` were lost: the edge keeps
+    // its cached copy, whose expiry is minutes away.
+    await query(stack.databaseUrl, `UPDATE "Token" SET status = 'disabled' WHERE id = $1`, [
+      token.id,
+    ]);
+    expect((await ask()).status).toBe(200);
+
+    // Only the subscribers: the edge's keyed client stays connected, so what reads the
+    // tokens again is the subscriber's reconnection.
+    const admin = new Redis(redis.url);
+    try {
+      expect(await admin.client('KILL', 'TYPE', 'pubsub')).toBeGreaterThan(0);
+    } finally {
+      admin.disconnect();
+    }
+    const refused = await waitFor(
+      async () => {
+        const answer = await ask();
+        return answer.status === 200 ? undefined : answer;
+      },
+      { what: 'the disabled token refused' },
+    );
+    expect(refused.status).toBe(401);
   });
 
   it('one of two metering workers is SIGKILLed mid-batch: the other bills every request exactly once', async () => {

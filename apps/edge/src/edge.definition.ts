@@ -4,6 +4,7 @@ import { busConnectionOf } from '@switchyard/messaging';
 import { type ServiceDefinition } from '@switchyard/service';
 import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
 import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
+import { TokenDirectory } from './auth/token-directory.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
 import { ROUTE_BODY_LIMITS } from './front-apis/registry.js';
@@ -37,6 +38,8 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
       Events.TeamChanged,
       Events.PriceGroupChanged,
     ],
+    // Token events heard by no one while the subscriber was away: read every token again.
+    onSubscribed: (app) => app.get(TokenDirectory).expireAll(),
   },
   configure: async (app, env, logger) => {
     acceptRawBodies(app);

@@ -85,6 +85,12 @@ export interface ServiceDefinition<E extends BaseEnv> {
     connection: (env: E) => BusConnection;
     /** The app refuses to start when one of these has no handler. */
     requiredHandlers: (EventName | MessageName)[];
+    /**
+     * Called each time the bus's subscriber connection is ready, at start and after every
+     * reconnection: events published while it was away were not heard, so what they would
+     * have changed is read again.
+     */
+    onSubscribed?: (app: NestFastifyApplication) => void;
   };
   /**
    * How the app answers a request Fastify refuses before routing it (a URL whose
@@ -164,6 +170,14 @@ export async function createService<E extends BaseEnv>(
     const server = new NamespacedRedisServer(definition.bus.connection(env), {
       requestContext: definition.requestContext ?? true,
     });
+    const onSubscribed = definition.bus.onSubscribed;
+    if (onSubscribed) {
+      // Nest calls the listener with which of its pair is ready ('sub' or 'pub') first,
+      // though its type declares no argument.
+      server.on('ready', (...args: unknown[]) => {
+        if (args[0] === 'sub') onSubscribed(app);
+      });
+    }
     app.connectMicroservice({ strategy: server }, { inheritAppConfig: true });
     await app.startAllMicroservices();
     assertHandlers(server, definition.bus.connection(env).prefix, definition.bus.requiredHandlers);

@@ -10,8 +10,10 @@ import { TokensRepository, type TokenRow } from './tokens.repository.js';
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value,
 // with what pays for them: team, price group multiplier, balance and the budgets covering
 // them (docs/budgets.md). Admin changes arrive as `token.changed`, `budget.changed`,
-// `team.changed` and `price-group.changed` events and metering's as `token.exhausted`;
-// entries also expire on their own, so a missed event heals within a minute. While Postgres
+// `team.changed` and `price-group.changed` events and metering's as `token.exhausted`.
+// Events are missed only while a connection to Redis is away, so every entry is read again
+// when the bus's subscriber or the keyed client comes back; entries also expire on their
+// own after about ten minutes, the backstop for anything else. While Postgres
 // cannot be asked, an expired entry is still used (docs/reliability.md): a token the edge
 // knew keeps working through a database restart, and one it never saw gets a 503.
 // `edge_token_lookups_total` counts lookups answered from memory against those that waited
@@ -59,7 +61,15 @@ interface Entry {
   expires: number;
 }
 
-const FOUND_TTL_MS = 60_000;
+/**
+ * How long a token read from Postgres is believed without an event: long, since a missed
+ * event comes with a reconnection and that already makes every entry read again. Each read
+ * at 10,000 tokens in use costs the edge about 0.5 ms of CPU (docs/performance.md,
+ * "Tokens"): a minute's expiry cost them a tenth of the edge's CPU.
+ */
+const FOUND_TTL_MS = 600_000;
+/** Entries read together (at start) expire spread over this much more, not all at once. */
+const FOUND_TTL_SPREAD_MS = 60_000;
 /** Unknown tokens are remembered briefly, so a flood of bad keys does not reach Postgres. */
 const UNKNOWN_TTL_MS = 5_000;
 /**
@@ -106,12 +116,16 @@ export class TokenDirectory {
       miss: lookups.labels('miss'),
       unknown: lookups.labels('unknown'),
     };
-    // Events may have been missed while Redis was away: read every token again before
-    // trusting it (what was cached stays a fallback should Postgres be away too).
-    redis.on('ready', () => {
-      for (const entry of this.entries.values()) entry.expires = 0;
-      this.unknown.clear();
-    });
+    redis.on('ready', () => this.expireAll());
+  }
+
+  /**
+   * Events may have been missed while Redis was away: every token is read again before it
+   * is trusted (what was cached stays a fallback should Postgres be away too).
+   */
+  expireAll(): void {
+    for (const entry of this.entries.values()) entry.expires = 0;
+    this.unknown.clear();
   }
 
   find(keyHash: string, now = Date.now()): GatewayToken | null | Promise<GatewayToken | null> {
@@ -173,8 +187,10 @@ export class TokenDirectory {
             budgets,
             requestLog: row.requestLog,
           };
-    if (token) this.entries.set(keyHash, { token, expires: Date.now() + FOUND_TTL_MS });
-    else this.rememberUnknown(keyHash);
+    if (token) {
+      const expires = Date.now() + FOUND_TTL_MS + Math.random() * FOUND_TTL_SPREAD_MS;
+      this.entries.set(keyHash, { token, expires });
+    } else this.rememberUnknown(keyHash);
     return token;
   }
 

@@ -11,6 +11,7 @@ export {
 export { inNamespace } from './namespace.js';
 export {
   RedisConfigurationError,
+  atEndOfTurn,
   createIoRedis,
   queuePrefixFor,
   redisConnectionOptions,

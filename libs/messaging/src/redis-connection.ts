@@ -177,9 +177,24 @@ export function queuePrefixFor(connection: RedisConnectionOptions, prefix: strin
 export function writeOncePerTurn(client: Redis): void {
   const sendCommand = client.sendCommand.bind(client);
   let corked: Socket | undefined;
-  const uncork = () => {
-    corked?.uncork();
-    corked = undefined;
+  let ending = false;
+  const tasks: (() => void)[] = [];
+  const endTurn = () => {
+    try {
+      // Tasks first (they must not throw): their commands join the turn's write, or start
+      // it, before the socket is uncorked.
+      for (let i = 0; i < tasks.length; i += 1) tasks[i]!();
+    } finally {
+      tasks.length = 0;
+      ending = false;
+      corked?.uncork();
+      corked = undefined;
+    }
+  };
+  const endThisTurn = () => {
+    if (ending) return;
+    ending = true;
+    setImmediate(endTurn);
   };
   client.sendCommand = (command, stream) => {
     if (corked === undefined && client.status === 'ready') {
@@ -187,9 +202,27 @@ export function writeOncePerTurn(client: Redis): void {
       if (socket?.writable) {
         corked = socket;
         socket.cork();
-        setImmediate(uncork);
+        endThisTurn();
       }
     }
     return sendCommand(command, stream);
   };
+  turnEnds.set(client, (task) => {
+    tasks.push(task);
+    endThisTurn();
+  });
+}
+
+const turnEnds = new WeakMap<object, (task: () => void) => void>();
+
+/**
+ * Runs `task` at the end of this turn, just before the client's write of the turn's
+ * commands, so the commands it sends leave in that write: a caller gathering the requests
+ * of a turn into one command sends it there (the spend ledger's reservations). On a client
+ * that does not write once per turn (a cluster's), at `setImmediate`.
+ */
+export function atEndOfTurn(client: AnyRedis, task: () => void): void {
+  const schedule = turnEnds.get(client);
+  if (schedule) schedule(task);
+  else setImmediate(task);
 }

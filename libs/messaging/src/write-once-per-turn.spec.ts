@@ -2,7 +2,12 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { setImmediate as nextCheck } from 'node:timers/promises';
 import { redisReady } from './messaging.module.js';
-import { createIoRedis, redisConnectionOptions, writeOncePerTurn } from './redis-connection.js';
+import {
+  atEndOfTurn,
+  createIoRedis,
+  redisConnectionOptions,
+  writeOncePerTurn,
+} from './redis-connection.js';
 
 // The keyed client's commands of one turn leave in one write (docs/performance.md, "Redis
 // writes, one per turn"), against the real Redis: replies in order and to their commands,
@@ -67,6 +72,42 @@ it('a command corked on a connection that is lost is sent again on the next, as 
     await expect(redis.set('k', 'after')).resolves.toBe('OK');
     expect(await redis.get('k')).toBe('after');
     await redis.del('k');
+  } finally {
+    redis.disconnect();
+  }
+});
+
+it("runs a task at the end of the turn, its commands in the turn's one write", async () => {
+  const redis = client();
+  try {
+    await redisReady(redis);
+    const socket = redis.stream;
+    const writes: number[] = [];
+    const write = socket._writev?.bind(socket);
+    socket._writev = (chunks, callback) => {
+      writes.push(chunks.length);
+      write!(chunks, callback);
+    };
+    const order: string[] = [];
+    let fromTask: Promise<number> | undefined;
+    atEndOfTurn(redis, () => {
+      order.push('task');
+      fromTask = redis.incr('turn');
+    });
+    const before = redis.incr('turn');
+    order.push('command');
+    expect(await before).toBe(1);
+    expect(await fromTask).toBe(2);
+    expect(order).toEqual(['command', 'task']);
+    expect(writes).toEqual([2]);
+
+    // A task alone in its turn starts the write itself, and leaves the socket uncorked.
+    let alone: Promise<number> | undefined;
+    atEndOfTurn(redis, () => (alone = redis.incr('turn')));
+    await nextCheck();
+    expect(await alone).toBe(3);
+    expect(socket.writableCorked).toBe(0);
+    await redis.del('turn');
   } finally {
     redis.disconnect();
   }

@@ -1,4 +1,4 @@
-import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import { atEndOfTurn, createRedisClient, type RedisClient } from '@switchyard/messaging';
 import { SpecRedis } from '@switchyard/testing';
 import { SpendLedger, spendAccount, spendKeys, type Charge } from './spend-ledger.js';
 
@@ -19,10 +19,27 @@ describe('SpendLedger (real Redis)', () => {
   const held = async (account: string) =>
     Number((await redis.hget(spendKeys(account).holds, '#held')) ?? 0);
   const settled = async (account: string) => redis.get(spendKeys(account).settled);
+  const batched = (client: RedisClient) =>
+    new SpendLedger(client, { endOfTurn: (task) => atEndOfTurn(client, task) });
+  /** Counts the scripts `client` sends while `run` runs. */
+  async function scriptCalls<T>(client: RedisClient, run: () => Promise<T>): Promise<[T, number]> {
+    const send = client.sendCommand;
+    let calls = 0;
+    client.sendCommand = (command, stream) => {
+      if (command.name === 'evalsha' || command.name === 'eval') calls += 1;
+      return send.call(client, command, stream);
+    };
+    try {
+      return [await run(), calls];
+    } finally {
+      client.sendCommand = send;
+    }
+  }
 
   beforeAll(async () => {
     [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
-    ledger = new SpendLedger(redis);
+    // As the edge builds it: a turn's reservations in one script call.
+    ledger = batched(redis);
   });
 
   afterAll(() => spec.close());
@@ -46,7 +63,7 @@ describe('SpendLedger (real Redis)', () => {
 
   it('never holds past the limit, however many reserve at once from two replicas', async () => {
     const account = nextAccount();
-    const replicas = [new SpendLedger(redis), new SpendLedger(other)];
+    const replicas = [batched(redis), new SpendLedger(other)];
     await replicas[0]!.reserve('seed', [{ account, limit: 1_000, amount: 0 }], seedOf(0));
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
@@ -60,6 +77,55 @@ describe('SpendLedger (real Redis)', () => {
     expect(results.filter((r) => r.kind === 'refused')).toHaveLength(85);
     expect(holds.reduce((a, b) => a + b, 0)).toBe(1_000);
     expect(await held(account)).toBe(1_000);
+  });
+
+  it("sends a turn's reservations as one script call, each answered as if sent alone", async () => {
+    const account = nextAccount();
+    await ledger.reserve('seed', [{ account, limit: 1_000, amount: 0 }], seedOf(0));
+    const [results, calls] = await scriptCalls(redis, () =>
+      Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          ledger.reserve(`t${i}`, [{ account, limit: 1_000, amount: 70 }], noSeed),
+        ),
+      ),
+    );
+    // At most 64 a call (Redis runs a script alone): two calls for the hundred.
+    expect(calls).toBe(2);
+    expect(results.slice(0, 14)).toEqual(
+      Array.from({ length: 14 }, () => ({ kind: 'held', holds: [70] })),
+    );
+    expect(results[14]).toEqual({ kind: 'held', holds: [20] });
+    expect(results.slice(15)).toEqual(
+      Array.from({ length: 85 }, () => ({ kind: 'refused', index: 0, available: 0 })),
+    );
+
+    // In one turn: one that must first be seeded, one refused on its second account (so it
+    // holds on neither), one that fits. Two calls: the turn's, then the seeded one's again.
+    const unseeded = nextAccount();
+    const roomy = nextAccount();
+    await ledger.reserve('r', [{ account: roomy, limit: 1_000, amount: 1 }], seedOf(0));
+    const [mixed, mixedCalls] = await scriptCalls(redis, () =>
+      Promise.all([
+        ledger.reserve('m1', [{ account: unseeded, limit: 100, amount: 60 }], seedOf(30)),
+        ledger.reserve(
+          'm2',
+          [
+            { account: roomy, limit: 1_000, amount: 10 },
+            { account, limit: 1_000, amount: 10 },
+          ],
+          noSeed,
+        ),
+        ledger.reserve('m3', [{ account: roomy, limit: 1_000, amount: 10 }], noSeed),
+      ]),
+    );
+    expect(mixedCalls).toBe(2);
+    expect(mixed).toEqual([
+      { kind: 'held', holds: [60] },
+      { kind: 'refused', index: 1, available: 0 },
+      { kind: 'held', holds: [10] },
+    ]);
+    expect(await held(roomy)).toBe(11);
+    expect(await held(unseeded)).toBe(60);
   });
 
   it('refuses all accounts or holds on all of them', async () => {

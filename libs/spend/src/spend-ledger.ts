@@ -72,81 +72,108 @@ end
  * Reply: {1, block held, hold per account} | {0, refusing account, available} |
  * {-1, accounts to seed}.
  */
-const RESERVE = `${COMMON}
-local now = tonumber(ARGV[1])
-local id = ARGV[2]
-local holdMs = tonumber(ARGV[3])
-local settledMs = tonumber(ARGV[4])
-local count = tonumber(ARGV[5])
-local block = ARGV[6]
-local spare = tonumber(ARGV[7])
-local minimum = tonumber(ARGV[8])
-local lifetime = holdMs + tonumber(ARGV[9])
-local grants = {}
-local missing = {}
-for i = 0, count - 1 do
-  local s, h, x = KEYS[i * 3 + 1], KEYS[i * 3 + 2], KEYS[i * 3 + 3]
-  local limit = tonumber(ARGV[10 + i * 3])
-  local amount = tonumber(ARGV[11 + i * 3])
-  local seed = ARGV[12 + i * 3]
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', x, '-inf', now)) do drop(h, x, member) end
-  local settled = redis.call('GET', s)
-  if not settled and seed ~= '' then
-    redis.call('SET', s, seed, 'PX', settledMs)
-    settled = seed
-  end
-  if not settled then
-    missing[#missing + 1] = i
-  else
-    local existing = redis.call('HGET', h, id)
-    if existing then
-      grants[i + 1] = {tonumber(existing), false, true}
+const RESERVE_ONE = `${COMMON}
+-- One request's reservation: K and A are its KEYS and ARGV.
+local function reserve(K, A)
+  local now = tonumber(A[1])
+  local id = A[2]
+  local holdMs = tonumber(A[3])
+  local settledMs = tonumber(A[4])
+  local count = tonumber(A[5])
+  local block = A[6]
+  local spare = tonumber(A[7])
+  local minimum = tonumber(A[8])
+  local lifetime = holdMs + tonumber(A[9])
+  local grants = {}
+  local missing = {}
+  for i = 0, count - 1 do
+    local s, h, x = K[i * 3 + 1], K[i * 3 + 2], K[i * 3 + 3]
+    local limit = tonumber(A[10 + i * 3])
+    local amount = tonumber(A[11 + i * 3])
+    local seed = A[12 + i * 3]
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', x, '-inf', now)) do drop(h, x, member) end
+    local settled = redis.call('GET', s)
+    if not settled and seed ~= '' then
+      redis.call('SET', s, seed, 'PX', settledMs)
+      settled = seed
+    end
+    if not settled then
+      missing[#missing + 1] = i
     else
-      local held = tonumber(redis.call('HGET', h, '#held') or '0')
-      local available = limit - tonumber(settled) - held
-      if amount <= available then
-        grants[i + 1] = {amount, false, false}
-        -- A block takes at most a sixteenth of the room left: near the limit it shrinks
-        -- below the minimum, and every request holds on its own.
-        if block ~= '' then spare = math.min(spare, math.floor((available - amount) / 16)) end
-      elseif available > 0 and redis.call('HEXISTS', h, '#partial') == 0 then
-        grants[i + 1] = {available, true, false}
-        block = ''
+      local existing = redis.call('HGET', h, id)
+      if existing then
+        grants[i + 1] = {tonumber(existing), false, true}
       else
-        return {0, i, int(math.max(available, 0))}
+        local held = tonumber(redis.call('HGET', h, '#held') or '0')
+        local available = limit - tonumber(settled) - held
+        if amount <= available then
+          grants[i + 1] = {amount, false, false}
+          -- A block takes at most a sixteenth of the room left: near the limit it shrinks
+          -- below the minimum, and every request holds on its own.
+          if block ~= '' then spare = math.min(spare, math.floor((available - amount) / 16)) end
+        elseif available > 0 and redis.call('HEXISTS', h, '#partial') == 0 then
+          grants[i + 1] = {available, true, false}
+          block = ''
+        else
+          return {0, i, int(math.max(available, 0))}
+        end
       end
     end
   end
-end
-if #missing > 0 then
-  local reply = {-1}
-  for _, i in ipairs(missing) do reply[#reply + 1] = i end
+  if #missing > 0 then
+    local reply = {-1}
+    for _, i in ipairs(missing) do reply[#reply + 1] = i end
+    return reply
+  end
+  for i = 1, count do if grants[i][3] then block = '' end end
+  if block == '' or spare < minimum then spare = 0 end
+  local reply = {1, int(spare)}
+  for i = 0, count - 1 do
+    local h, x = K[i * 3 + 2], K[i * 3 + 3]
+    local grant = grants[i + 1]
+    if not grant[3] then
+      redis.call('HSET', h, id, int(grant[1]))
+      redis.call('HINCRBY', h, '#held', int(grant[1]))
+      if grant[2] then redis.call('HSET', h, '#partial', id) end
+      redis.call('ZADD', x, now + holdMs, id)
+    end
+    if spare > 0 then
+      redis.call('HSET', h, block, int(spare))
+      redis.call('HINCRBY', h, '#held', int(spare))
+      redis.call('ZADD', x, now + lifetime, block)
+    end
+    -- Every hold lives as long (a block a validity longer): the newest outlives the others,
+    -- and the keys with it.
+    redis.call('PEXPIRE', h, lifetime)
+    redis.call('PEXPIRE', x, lifetime)
+    reply[#reply + 1] = int(grant[1])
+  end
   return reply
 end
-for i = 1, count do if grants[i][3] then block = '' end end
-if block == '' or spare < minimum then spare = 0 end
-local reply = {1, int(spare)}
-for i = 0, count - 1 do
-  local h, x = KEYS[i * 3 + 2], KEYS[i * 3 + 3]
-  local grant = grants[i + 1]
-  if not grant[3] then
-    redis.call('HSET', h, id, int(grant[1]))
-    redis.call('HINCRBY', h, '#held', int(grant[1]))
-    if grant[2] then redis.call('HSET', h, '#partial', id) end
-    redis.call('ZADD', x, now + holdMs, id)
-  end
-  if spare > 0 then
-    redis.call('HSET', h, block, int(spare))
-    redis.call('HINCRBY', h, '#held', int(spare))
-    redis.call('ZADD', x, now + lifetime, block)
-  end
-  -- Every hold lives as long (a block a validity longer): the newest outlives the others,
-  -- and the keys with it.
-  redis.call('PEXPIRE', h, lifetime)
-  redis.call('PEXPIRE', x, lifetime)
-  reply[#reply + 1] = int(grant[1])
+`;
+
+const RESERVE = `${RESERVE_ONE}
+return reserve(KEYS, ARGV)
+`;
+
+/**
+ * The reservations of several requests, one after the other in one atomic step, as if each
+ * were its own script call: ARGV is their count, then per request its number of keys, its
+ * number of arguments and its arguments; KEYS are theirs in turn. Reply: each request's.
+ */
+const RESERVE_MANY = `${RESERVE_ONE}
+local replies = {}
+local k, a = 0, 2
+for r = 1, tonumber(ARGV[1]) do
+  local keyCount, argCount = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  local K, A = {}, {}
+  for j = 1, keyCount do K[j] = KEYS[k + j] end
+  for j = 1, argCount do A[j] = ARGV[a + 1 + j] end
+  replies[r] = reserve(K, A)
+  k = k + keyCount
+  a = a + 2 + argCount
 end
-return reply
+return replies
 `;
 
 /**
@@ -261,13 +288,38 @@ export interface Settlement {
 export interface SpendLedgerOptions {
   holdMs?: number;
   settledMs?: number;
+  /**
+   * Schedules a task at the end of the event loop's turn, just before the client writes
+   * the turn's commands (messaging's `atEndOfTurn`). Given, the reservations of one turn go
+   * to Redis as one script call (not on a cluster, where their accounts are on many slots).
+   */
+  endOfTurn?: (task: () => void) => void;
+}
+
+/**
+ * At most this many reservations in one script call: Redis runs a script alone, and a
+ * turn's worth of them at once would keep every other client waiting for as long.
+ */
+const MAX_BATCH = 64;
+
+type ReserveReply = (number | string)[];
+
+interface QueuedReservation {
+  keys: string[];
+  args: (string | number)[];
+  resolve: (reply: ReserveReply) => void;
+  reject: (error: unknown) => void;
 }
 
 type ScriptCommand<R> = (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<R>;
 
 export class SpendLedger {
-  private readonly reserveScript: ScriptCommand<(number | string)[]>;
+  private readonly reserveScript: ScriptCommand<ReserveReply>;
+  private readonly reserveManyScript: ScriptCommand<ReserveReply[]>;
   private readonly settleScript: ScriptCommand<number>;
+  private readonly endOfTurn: ((task: () => void) => void) | undefined;
+  /** Reservations of this turn, sent together at its end. */
+  private queued: QueuedReservation[] = [];
   readonly holdMs: number;
   readonly settledMs: number;
 
@@ -278,10 +330,13 @@ export class SpendLedger {
   ) {
     this.holdMs = options.holdMs ?? DEFAULT_HOLD_MS;
     this.settledMs = options.settledMs ?? DEFAULT_SETTLED_MS;
+    this.endOfTurn = redis.isCluster ? undefined : options.endOfTurn;
     redis.defineCommand('switchyardReserveSpend', { lua: RESERVE });
+    redis.defineCommand('switchyardReserveSpendMany', { lua: RESERVE_MANY });
     redis.defineCommand('switchyardSettleSpend', { lua: SETTLE });
     const commands = redis as unknown as Record<string, ScriptCommand<never>>;
     this.reserveScript = commands.switchyardReserveSpend!.bind(redis);
+    this.reserveManyScript = commands.switchyardReserveSpendMany!.bind(redis);
     this.settleScript = commands.switchyardSettleSpend!.bind(redis);
   }
 
@@ -407,7 +462,7 @@ export class SpendLedger {
         seeds[i] === null ? '' : whole(seeds[i]!),
       );
     });
-    const reply = await this.reserveScript(keys.length, ...keys, ...args);
+    const reply = await this.sendReservation(keys, args);
     const [status, ...rest] = reply.map(Number);
     if (status === 1) {
       const [held, ...holds] = rest;
@@ -415,6 +470,45 @@ export class SpendLedger {
     }
     if (status === 0) return { kind: 'refused', index: rest[0]!, available: rest[1]! };
     return { kind: 'missing', indexes: rest };
+  }
+
+  /**
+   * One reservation's script call, or its place in the turn's: the order of reservations,
+   * and of what this client sends before the turn ends (a block given back), is kept.
+   */
+  private sendReservation(keys: string[], args: (string | number)[]): Promise<ReserveReply> {
+    const endOfTurn = this.endOfTurn;
+    if (!endOfTurn) return this.reserveScript(keys.length, ...keys, ...args);
+    return new Promise((resolve, reject) => {
+      if (this.queued.length === 0) endOfTurn(() => this.sendQueued());
+      this.queued.push({ keys, args, resolve, reject });
+    });
+  }
+
+  private sendQueued(): void {
+    const queued = this.queued;
+    this.queued = [];
+    for (let start = 0; start < queued.length; start += MAX_BATCH) {
+      const batch = queued.slice(start, start + MAX_BATCH);
+      if (batch.length === 1) {
+        const [only] = batch as [QueuedReservation];
+        this.reserveScript(only.keys.length, ...only.keys, ...only.args).then(
+          only.resolve,
+          only.reject,
+        );
+        continue;
+      }
+      const keys: string[] = [];
+      const args: (string | number)[] = [batch.length];
+      for (const reservation of batch) {
+        keys.push(...reservation.keys);
+        args.push(reservation.keys.length, reservation.args.length, ...reservation.args);
+      }
+      this.reserveManyScript(keys.length, ...keys, ...args).then(
+        (replies) => batch.forEach((reservation, i) => reservation.resolve(replies[i]!)),
+        (error: unknown) => batch.forEach((reservation) => reservation.reject(error)),
+      );
+    }
   }
 
   /** Drops a request's holds: it failed, and costs nothing. */

@@ -1,5 +1,5 @@
 import { Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { REDIS, type RedisClient } from '@switchyard/messaging';
+import { REDIS, atEndOfTurn, type RedisClient } from '@switchyard/messaging';
 import { SpendBlocks, SpendLedger } from '@switchyard/spend';
 import { TokenAuthenticator } from './token-authenticator.js';
 import { TokenDirectory } from './token-directory.js';
@@ -30,7 +30,9 @@ const blockLogger = new Logger('SpendBlocks');
     TokenAuthenticator,
     {
       provide: SpendLedger,
-      useFactory: (redis: RedisClient) => new SpendLedger(redis),
+      // A turn's reservations in one script call (docs/architecture.md, "Spend holds").
+      useFactory: (redis: RedisClient) =>
+        new SpendLedger(redis, { endOfTurn: (task) => atEndOfTurn(redis, task) }),
       inject: [REDIS],
     },
     {

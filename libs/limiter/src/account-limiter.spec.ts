@@ -237,6 +237,28 @@ describe('AccountLimiter (real Redis)', () => {
       await limiter.close();
     });
 
+    it('holds nothing ahead for a quiet account or token: no unit to give back', async () => {
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(108, { rpm: 16_000, tpm: 1_600_000, concurrency: 1_000 })];
+      const token = { id: 7_002, rateLimit: 16_000 };
+      for (let i = 1; i <= 4; i += 1) {
+        const result = await limiter.acquire({
+          requestId: nextId(),
+          estimatedTokens: 100,
+          token,
+          accounts,
+        });
+        expect(result).toMatchObject({ kind: 'acquired', roundTrip: true });
+        // Exactly what the requests took, on the account and on the token.
+        expect(await logSize(108)).toBe(i);
+        expect(await tokensCharged(108)).toBe(100 * i);
+        expect(await redis.zcard(`{lim}:t:${token.id}:rpm`)).toBe(i);
+        // Three a second, under the demand worth a block.
+        await sleep(330);
+      }
+      await limiter.close();
+    });
+
     it('holds no spares of one limit while another is too small to have any', async () => {
       // As the two-edge test of docs/reliability.md: 30 a minute could spare one entry,
       // but 2 at once spares no slot, so an entry held here could never be spent.

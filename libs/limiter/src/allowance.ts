@@ -9,6 +9,12 @@ export const IDLE_MS = 200;
 /** An edge holds at most this fraction of a limit ahead of demand, and this many units. */
 const SPARE_DIVISOR = 16;
 const SPARE_MAX = 256;
+/**
+ * Below this many admissions a second nothing is held ahead: the block would mostly expire
+ * unspent, and each unit given back costs a write as each unit spent saved one. Many quiet
+ * tokens, each rate limited, are the case (docs/performance.md, "Tokens").
+ */
+const MIN_DEMAND = 4;
 
 export interface Limits {
   rpm: number | null;
@@ -149,8 +155,8 @@ export class Allowance {
       (rpm === null || spareCap(rpm) >= 1) &&
       (tpm === null || spareCap(tpm, estimate) >= Math.max(estimate, 1)) &&
       (concurrency === null || spareCap(concurrency) >= 1);
-    if (this.closed || !spareable) return { entries: 0, tokens: 0, slots: 0 };
     const rate = this.rate(now);
+    if (this.closed || !spareable || rate < MIN_DEMAND) return { entries: 0, tokens: 0, slots: 0 };
     const spareRequests = Math.ceil((rate * this.timing.validityMs) / 1000);
     const held = (blocks: { remaining: number; expiresAt: number }[]) =>
       blocks.reduce((sum, b) => sum + (b.expiresAt > now ? b.remaining : 0), 0);

@@ -56,6 +56,24 @@ describe('MicroBatcher', () => {
     expect(store.written.sort((a, b) => a - b)).toEqual(range(35));
   });
 
+  it('writes at once when every submitter it can have is waiting, not after the wait', async () => {
+    const store = new MemoryStore();
+    const batcher = new MicroBatcher(store, { ...options, maxWaitMs: 60_000, maxSubmitters: 3 });
+    const first = [...batcher.submitAll([1, 2]), ...batcher.submitAll([3])];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Two of three submitters: still waiting for the third (or the minute).
+    expect(store.batches).toEqual([]);
+    const all = [...first, ...batcher.submitAll([4, 5])];
+    expect(await Promise.all(all)).toEqual(['ok:1', 'ok:2', 'ok:3', 'ok:4', 'ok:5']);
+    expect(store.batches).toEqual([[1, 2, 3, 4, 5]]);
+    // Counted again from none: a lone submitter waits once more.
+    const lone = batcher.submitAll([6]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.batches).toHaveLength(1);
+    batcher.stop();
+    expect(await Promise.all(lone)).toEqual(['ok:6']);
+  });
+
   it('writes a lone item once the wait is over', async () => {
     const store = new MemoryStore();
     const batcher = new MicroBatcher(store, { ...options, maxWaitMs: 20 });

@@ -13,6 +13,12 @@ export interface MicroBatcherOptions {
   maxSize: number;
   /** How long the first item waits for company before its batch is written. */
   maxWaitMs: number;
+  /**
+   * How many submitters (`submitAll` calls: a job's records each) can be waiting at once.
+   * Once that many wait, no other item can join before one of them is answered, so the
+   * batch goes without waiting out `maxWaitMs`. Unset: no such bound.
+   */
+  maxSubmitters?: number;
   /** Batches written at the same time. */
   maxInFlight: number;
   /** Back-off between attempts while the store is unreachable. */
@@ -47,6 +53,8 @@ interface Waiting<I, R> {
  */
 export class MicroBatcher<I, R> {
   private pending: Waiting<I, R>[] = [];
+  /** Submitters with items still pending (counted down only once none is). */
+  private submitters = 0;
   private inFlight = 0;
   private timer: NodeJS.Timeout | undefined;
   private unreachable = false;
@@ -69,17 +77,29 @@ export class MicroBatcher<I, R> {
   }
 
   submit(item: I): Promise<R> {
+    return this.submitAll([item])[0]!;
+  }
+
+  /** Items of one submitter: each promise settles when its item's batch is written. */
+  submitAll(items: I[]): Promise<R>[] {
     if (this.stopping && this.unreachable) {
-      return Promise.reject(new StoreUnavailableError('the store is unreachable'));
+      return items.map(() => Promise.reject(new StoreUnavailableError('the store is unreachable')));
     }
-    return new Promise<R>((resolve, reject) => {
-      this.pending.push({ item, resolve, reject });
-      if (this.pending.length >= this.options.maxSize || this.stopping) {
-        this.pump();
-      } else {
-        this.timer ??= setTimeout(() => this.pump(), this.options.maxWaitMs);
-      }
-    });
+    const promises = items.map(
+      (item) => new Promise<R>((resolve, reject) => this.pending.push({ item, resolve, reject })),
+    );
+    if (items.length === 0) return promises;
+    this.submitters += 1;
+    if (
+      this.pending.length >= this.options.maxSize ||
+      this.stopping ||
+      this.submitters >= (this.options.maxSubmitters ?? Infinity)
+    ) {
+      this.pump();
+    } else {
+      this.timer ??= setTimeout(() => this.pump(), this.options.maxWaitMs);
+    }
+    return promises;
   }
 
   /**
@@ -113,6 +133,7 @@ export class MicroBatcher<I, R> {
       this.pending.length > 0
     ) {
       const batch = this.pending.splice(0, this.options.maxSize);
+      if (this.pending.length === 0) this.submitters = 0;
       this.inFlight += batch.length;
       void this.run(batch).finally(() => {
         this.inFlight -= batch.length;

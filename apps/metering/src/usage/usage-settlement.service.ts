@@ -57,6 +57,8 @@ export class UsageSettlement {
       {
         maxSize: env.USAGE_BATCH_SIZE,
         maxWaitMs: env.USAGE_BATCH_WAIT_MS,
+        // Each job the worker holds submits once: when all of them wait, none can join.
+        maxSubmitters: env.USAGE_CONCURRENCY,
         maxInFlight: BATCHES_IN_FLIGHT,
         outageRetryMs: OUTAGE_RETRY_MS,
         transientRetries: TRANSIENT_RETRIES,
@@ -79,6 +81,11 @@ export class UsageSettlement {
   /** Resolves with `billed`, or `duplicate` when the request had been billed before. */
   settle(entry: UsageEntry): Promise<EntryOutcome> {
     return this.batcher.submit(entry);
+  }
+
+  /** The entries of one job: each promise as `settle`'s. */
+  settleAll(entries: UsageEntry[]): Promise<EntryOutcome>[] {
+    return this.batcher.submitAll(entries);
   }
 
   /** Shutting down: write what is pending now, and hold nothing for an unreachable database. */

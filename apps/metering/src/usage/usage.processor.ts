@@ -165,7 +165,7 @@ export class UsageProcessor
 
     if (tracingActive()) setActiveSpanAttributes(batchAttributes(entries));
     const outcomes = await Promise.allSettled(
-      entries.map(({ entry }) => this.settlement.settle(entry)),
+      this.settlement.settleAll(entries.map(({ entry }) => entry)),
     );
     let unavailable: unknown;
     outcomes.forEach((outcome, position) => {

@@ -47,6 +47,7 @@ import { seedChannel, seedToken } from '../lib/seed.js';
 //   BENCH_TARGETS=direct,floor-pipe,floor-undici,switchyard   (a subset; Portkey is then not installed)
 //   BENCH_EDGE_PROFILE=/tmp/edge-prof   (a V8 CPU profile of the edge over the whole run; its
 //                                        figures are then not comparable: bench/dist/lib/profile-top.js reads it)
+//   BENCH_METERING_PROFILE=/tmp/metering-prof   (the same of the metering worker)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
@@ -56,6 +57,7 @@ const ROUNDS = 3;
 const SLOT_SECONDS = Math.max(1, Math.round(SECONDS / ROUNDS));
 const UPSTREAM_KEY = 'sk-bench-upstream';
 const PROFILE_DIR = process.env.BENCH_EDGE_PROFILE;
+const METERING_PROFILE_DIR = process.env.BENCH_METERING_PROFILE;
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
 const EDGE_NODE_FLAGS = (
   process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=100'
@@ -210,7 +212,10 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       env,
       cpus: GATEWAY_CPU,
       // As deployed (deploy/k8s): see "Metering" in docs/performance.md.
-      nodeFlags: ['--max-semi-space-size=64'],
+      nodeFlags: [
+        '--max-semi-space-size=64',
+        ...(METERING_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${METERING_PROFILE_DIR}`] : []),
+      ],
     });
     apps.push(metering);
     const edge = await startApp('edge', {

@@ -40,6 +40,7 @@ import { seedChannel, seedToken } from '../lib/seed.js';
 // /proc over the window is exactly its requests', whatever the client's speed.
 //
 //   node bench/dist/benchmarks/growth.js     (BENCH_SECONDS per case, default 5)
+//   BENCH_CURVES=tokens node bench/dist/benchmarks/growth.js   (some of the curves)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
@@ -55,6 +56,10 @@ const STREAM_CONNECTIONS = 64;
 /** The events of a streamed answer besides its words: the role, the stop, the usage, `[DONE]`. */
 const STREAM_FRAME_EVENTS = 4;
 const TOKENS = [1, 1_000, 1_000_000];
+/** Which curves to run: all by default, or a comma-separated subset (BENCH_CURVES). */
+const CURVES = new Set(
+  (process.env.BENCH_CURVES ?? 'bodies,connections,streams,tokens').split(','),
+);
 const TOKENS_IN_LOAD = 10_000;
 const TOKEN_CONNECTIONS = 64;
 const SHORT_REPLY = 'A short answer.';
@@ -304,172 +309,177 @@ async function main(): Promise<void> {
     const url = `${edge.url}/v1/chat/completions`;
     const pid = edge.child.pid!;
     const lines: string[] = [];
-
-    lines.push(
-      `body size (non-streamed, ${BODY_CONNECTIONS} connections, ${SECONDS} s each, after a warm-up):`,
-      'prompt     req/s   edge µs/req  edge µs/KB   vs 1 KB (per req)  edge peak MiB',
-    );
-    let smallest = 0;
-    for (const bytes of BODY_BYTES) {
-      const body = chatBody(bytes);
-      await undiciLoad(url, token, body, BODY_CONNECTIONS);
-      const before = await cpuSeconds(pid);
-      const { served, seconds } = await undiciLoad(url, token, body, BODY_CONNECTIONS);
-      const perRequest = (((await cpuSeconds(pid)) - before) / served) * 1e6;
-      smallest ||= perRequest;
-      lines.push(
-        [
-          `${bytes / 1000} KB`.padEnd(9),
-          (served / seconds).toFixed(0).padStart(7),
-          perRequest.toFixed(0).padStart(13),
-          (perRequest / (bytes / 1000)).toFixed(1).padStart(11),
-          `${(perRequest / smallest).toFixed(2)}x`.padStart(19),
-          (await peakMemoryMiB(pid)).toFixed(0).padStart(15),
-        ].join(' '),
-      );
-    }
-
-    const floorServer = await startFloor(mock.url);
-    floor = floorServer.child;
-    lines.push(
-      '',
-      `connections (a 1 KB prompt, non-streamed, wrk, ${SECONDS} s each, after a warm-up; the floor beside the edge):`,
-      [
-        'conns'.padEnd(6),
-        ...loadTitles('edge µs/req'),
-        '| floor',
-        ...loadTitles('floor µs/req'),
-      ].join(' '),
-    );
     const small = chatBody(1_000);
-    // Each window's CPU per request, or '-' when a window too short for its connections to
-    // get an answer served none.
-    const measured = async (cpuOf: number, options: Parameters<typeof load>[0]) => {
-      await load({ ...options, seconds: 2 });
-      await idle(cpuOf);
-      const before = await cpuSeconds(cpuOf);
-      const result = await load(options);
-      const cpu = (await cpuSeconds(cpuOf)) - before;
-      return {
-        result,
-        perRequest: result.requests > 0 ? ((cpu / result.requests) * 1e6).toFixed(0) : '-',
-      };
-    };
-    for (const connections of CONNECTIONS) {
-      const common = { body: small, connections, seconds: SECONDS, cpus: LOAD_CPU };
-      const ours = await measured(pid, { ...common, url, authorization: `Bearer ${token}` });
-      const theirs = await measured(floor.pid!, {
-        ...common,
-        url: `${floorServer.url}/v1/chat/completions`,
-        authorization: `Bearer ${UPSTREAM_KEY}`,
-      });
-      lines.push(
-        [
-          String(connections).padEnd(6),
-          ...loadCells(ours.result, ours.perRequest),
-          '|'.padEnd(7),
-          ...loadCells(theirs.result, theirs.perRequest),
-        ].join(' '),
-      );
-    }
-    floor.kill();
-    floor = undefined;
 
-    lines.push(
-      '',
-      `streams (streamed with their usage, ${STREAM_CONNECTIONS} connections, ${SECONDS} s each, after a warm-up):`,
-      'events  answer KB    req/s  edge µs/req  µs/event  µs/KB  vs 300 (per KB)  edge peak MiB  above start',
-    );
-    let smallestPerKb = 0;
-    for (const events of STREAM_EVENTS) {
-      await mockReply(mock, 'word '.repeat(events - STREAM_FRAME_EVENTS).trim());
-      const probe = await streamProbe(url, token);
-      if (probe.events !== events)
-        throw new Error(`a stream of ${probe.events} events, not ${events}`);
-      await undiciLoad(url, token, STREAM_BODY, STREAM_CONNECTIONS);
-      await resetPeakMemory(pid);
-      const start = await peakMemoryMiB(pid);
-      const before = await cpuSeconds(pid);
-      const { served, seconds } = await undiciLoad(url, token, STREAM_BODY, STREAM_CONNECTIONS);
-      const perRequest = (((await cpuSeconds(pid)) - before) / served) * 1e6;
-      const peak = await peakMemoryMiB(pid);
-      const perKb = perRequest / (probe.bytes / 1000);
-      // The kernel's resident counts are approximate (a fraction of a MiB), so a peak may
-      // read just under where it restarted: whole MiB, signed.
-      const rise = Math.round(peak - start);
-      smallestPerKb ||= perKb;
+    if (CURVES.has('bodies')) {
       lines.push(
-        [
-          String(events).padEnd(6),
-          (probe.bytes / 1000).toFixed(0).padStart(10),
-          (served / seconds).toFixed(0).padStart(8),
-          perRequest.toFixed(0).padStart(12),
-          (perRequest / events).toFixed(2).padStart(9),
-          perKb.toFixed(1).padStart(6),
-          `${(perKb / smallestPerKb).toFixed(2)}x`.padStart(16),
-          peak.toFixed(0).padStart(14),
-          `${rise >= 0 ? '+' : ''}${rise}`.padStart(12),
-        ].join(' '),
+        `body size (non-streamed, ${BODY_CONNECTIONS} connections, ${SECONDS} s each, after a warm-up):`,
+        'prompt     req/s   edge µs/req  edge µs/KB   vs 1 KB (per req)  edge peak MiB',
       );
+      let smallest = 0;
+      for (const bytes of BODY_BYTES) {
+        const body = chatBody(bytes);
+        await undiciLoad(url, token, body, BODY_CONNECTIONS);
+        const before = await cpuSeconds(pid);
+        const { served, seconds } = await undiciLoad(url, token, body, BODY_CONNECTIONS);
+        const perRequest = (((await cpuSeconds(pid)) - before) / served) * 1e6;
+        smallest ||= perRequest;
+        lines.push(
+          [
+            `${bytes / 1000} KB`.padEnd(9),
+            (served / seconds).toFixed(0).padStart(7),
+            perRequest.toFixed(0).padStart(13),
+            (perRequest / (bytes / 1000)).toFixed(1).padStart(11),
+            `${(perRequest / smallest).toFixed(2)}x`.padStart(19),
+            (await peakMemoryMiB(pid)).toFixed(0).padStart(15),
+          ].join(' '),
+        );
+      }
     }
-    await mockReply(mock, SHORT_REPLY);
-
-    lines.push(
-      '',
-      `tokens (a 1 KB prompt, non-streamed, wrk at ${TOKEN_CONNECTIONS} connections, a token drawn at random for each request, ${SECONDS} s each, after a warm-up):`,
-      'in database  drawn from    req/s  edge µs/req  vs 1 token  hit ratio  cold lookups/s  µs/cold lookup  errors',
-    );
-    let smallestPerToken = 0;
-    let seeded = 1;
-    for (const count of TOKENS) {
-      if (count > seeded) await seedBulkTokens(bench.databaseUrl, seeded, count - 1);
-      seeded = count;
-      // The first token and bulk tokens 1..count-1; beyond TOKENS_IN_LOAD, bulk tokens spread
-      // evenly over all of them.
-      const drawn = Math.min(count, TOKENS_IN_LOAD);
-      const step = Math.floor((count - 1) / (drawn - 1 || 1));
-      const authorizations = [
-        `Bearer ${token}`,
-        ...Array.from({ length: drawn - 1 }, (_, i) => `Bearer ${bulkToken(1 + i * step)}`),
-      ];
-      if (count > 1) await edgeRouting(edge, bulkToken(count - 1), 'a bulk token routing');
-      const options = {
-        url,
-        authorization: authorizations,
-        body: small,
-        connections: TOKEN_CONNECTIONS,
-        seconds: SECONDS,
-        cpus: LOAD_CPU,
-      };
-      // Every token drawn read once (its row, its budgets, its spend account's settled copy),
-      // then the load itself warmed up.
-      await touchEach(url, authorizations, small, TOKEN_CONNECTIONS);
-      await load({ ...options, seconds: 2 });
-      await idle(pid);
-      const lookupsBefore = await tokenLookups(edge);
-      const before = await cpuSeconds(pid);
-      const result = await load(options);
-      const perRequest = (((await cpuSeconds(pid)) - before) / result.requests) * 1e6;
-      const lookupsAfter = await tokenLookups(edge);
-      const delta = (kind: string) => (lookupsAfter[kind] ?? 0) - (lookupsBefore[kind] ?? 0);
-      const cold = delta('miss') + delta('unknown');
-      smallestPerToken ||= perRequest;
+    if (CURVES.has('connections')) {
+      const floorServer = await startFloor(mock.url);
+      floor = floorServer.child;
       lines.push(
+        '',
+        `connections (a 1 KB prompt, non-streamed, wrk, ${SECONDS} s each, after a warm-up; the floor beside the edge):`,
         [
-          count.toLocaleString('en-US').padEnd(11),
-          drawn.toLocaleString('en-US').padStart(11),
-          result.rps.toFixed(0).padStart(8),
-          perRequest.toFixed(0).padStart(12),
-          `${(perRequest / smallestPerToken).toFixed(2)}x`.padStart(11),
-          (delta('hit') / (delta('hit') + cold)).toFixed(3).padStart(10),
-          (cold / result.seconds).toFixed(0).padStart(15),
-          // What the edge spent above the 1-token case, per lookup that went to Postgres.
-          (cold > 0 ? ((perRequest - smallestPerToken) * result.requests) / cold : 0)
-            .toFixed(0)
-            .padStart(15),
-          String(result.errors).padStart(7),
+          'conns'.padEnd(6),
+          ...loadTitles('edge µs/req'),
+          '| floor',
+          ...loadTitles('floor µs/req'),
         ].join(' '),
       );
+      // Each window's CPU per request, or '-' when a window too short for its connections to
+      // get an answer served none.
+      const measured = async (cpuOf: number, options: Parameters<typeof load>[0]) => {
+        await load({ ...options, seconds: 2 });
+        await idle(cpuOf);
+        const before = await cpuSeconds(cpuOf);
+        const result = await load(options);
+        const cpu = (await cpuSeconds(cpuOf)) - before;
+        return {
+          result,
+          perRequest: result.requests > 0 ? ((cpu / result.requests) * 1e6).toFixed(0) : '-',
+        };
+      };
+      for (const connections of CONNECTIONS) {
+        const common = { body: small, connections, seconds: SECONDS, cpus: LOAD_CPU };
+        const ours = await measured(pid, { ...common, url, authorization: `Bearer ${token}` });
+        const theirs = await measured(floor.pid!, {
+          ...common,
+          url: `${floorServer.url}/v1/chat/completions`,
+          authorization: `Bearer ${UPSTREAM_KEY}`,
+        });
+        lines.push(
+          [
+            String(connections).padEnd(6),
+            ...loadCells(ours.result, ours.perRequest),
+            '|'.padEnd(7),
+            ...loadCells(theirs.result, theirs.perRequest),
+          ].join(' '),
+        );
+      }
+      floor.kill();
+      floor = undefined;
+    }
+    if (CURVES.has('streams')) {
+      lines.push(
+        '',
+        `streams (streamed with their usage, ${STREAM_CONNECTIONS} connections, ${SECONDS} s each, after a warm-up):`,
+        'events  answer KB    req/s  edge µs/req  µs/event  µs/KB  vs 300 (per KB)  edge peak MiB  above start',
+      );
+      let smallestPerKb = 0;
+      for (const events of STREAM_EVENTS) {
+        await mockReply(mock, 'word '.repeat(events - STREAM_FRAME_EVENTS).trim());
+        const probe = await streamProbe(url, token);
+        if (probe.events !== events)
+          throw new Error(`a stream of ${probe.events} events, not ${events}`);
+        await undiciLoad(url, token, STREAM_BODY, STREAM_CONNECTIONS);
+        await resetPeakMemory(pid);
+        const start = await peakMemoryMiB(pid);
+        const before = await cpuSeconds(pid);
+        const { served, seconds } = await undiciLoad(url, token, STREAM_BODY, STREAM_CONNECTIONS);
+        const perRequest = (((await cpuSeconds(pid)) - before) / served) * 1e6;
+        const peak = await peakMemoryMiB(pid);
+        const perKb = perRequest / (probe.bytes / 1000);
+        // The kernel's resident counts are approximate (a fraction of a MiB), so a peak may
+        // read just under where it restarted: whole MiB, signed.
+        const rise = Math.round(peak - start);
+        smallestPerKb ||= perKb;
+        lines.push(
+          [
+            String(events).padEnd(6),
+            (probe.bytes / 1000).toFixed(0).padStart(10),
+            (served / seconds).toFixed(0).padStart(8),
+            perRequest.toFixed(0).padStart(12),
+            (perRequest / events).toFixed(2).padStart(9),
+            perKb.toFixed(1).padStart(6),
+            `${(perKb / smallestPerKb).toFixed(2)}x`.padStart(16),
+            peak.toFixed(0).padStart(14),
+            `${rise >= 0 ? '+' : ''}${rise}`.padStart(12),
+          ].join(' '),
+        );
+      }
+      await mockReply(mock, SHORT_REPLY);
+    }
+    if (CURVES.has('tokens')) {
+      lines.push(
+        '',
+        `tokens (a 1 KB prompt, non-streamed, wrk at ${TOKEN_CONNECTIONS} connections, a token drawn at random for each request, ${SECONDS} s each, after a warm-up):`,
+        'in database  drawn from    req/s  edge µs/req  vs 1 token  hit ratio  cold lookups/s  µs/cold lookup  errors',
+      );
+      let smallestPerToken = 0;
+      let seeded = 1;
+      for (const count of TOKENS) {
+        if (count > seeded) await seedBulkTokens(bench.databaseUrl, seeded, count - 1);
+        seeded = count;
+        // The first token and bulk tokens 1..count-1; beyond TOKENS_IN_LOAD, bulk tokens spread
+        // evenly over all of them.
+        const drawn = Math.min(count, TOKENS_IN_LOAD);
+        const step = Math.floor((count - 1) / (drawn - 1 || 1));
+        const authorizations = [
+          `Bearer ${token}`,
+          ...Array.from({ length: drawn - 1 }, (_, i) => `Bearer ${bulkToken(1 + i * step)}`),
+        ];
+        if (count > 1) await edgeRouting(edge, bulkToken(count - 1), 'a bulk token routing');
+        const options = {
+          url,
+          authorization: authorizations,
+          body: small,
+          connections: TOKEN_CONNECTIONS,
+          seconds: SECONDS,
+          cpus: LOAD_CPU,
+        };
+        // Every token drawn read once (its row, its budgets, its spend account's settled copy),
+        // then the load itself warmed up.
+        await touchEach(url, authorizations, small, TOKEN_CONNECTIONS);
+        await load({ ...options, seconds: 2 });
+        await idle(pid);
+        const lookupsBefore = await tokenLookups(edge);
+        const before = await cpuSeconds(pid);
+        const result = await load(options);
+        const perRequest = (((await cpuSeconds(pid)) - before) / result.requests) * 1e6;
+        const lookupsAfter = await tokenLookups(edge);
+        const delta = (kind: string) => (lookupsAfter[kind] ?? 0) - (lookupsBefore[kind] ?? 0);
+        const cold = delta('miss') + delta('unknown');
+        smallestPerToken ||= perRequest;
+        lines.push(
+          [
+            count.toLocaleString('en-US').padEnd(11),
+            drawn.toLocaleString('en-US').padStart(11),
+            result.rps.toFixed(0).padStart(8),
+            perRequest.toFixed(0).padStart(12),
+            `${(perRequest / smallestPerToken).toFixed(2)}x`.padStart(11),
+            (delta('hit') / (delta('hit') + cold)).toFixed(3).padStart(10),
+            (cold / result.seconds).toFixed(0).padStart(15),
+            // What the edge spent above the 1-token case, per lookup that went to Postgres.
+            (cold > 0 ? ((perRequest - smallestPerToken) * result.requests) / cold : 0)
+              .toFixed(0)
+              .padStart(15),
+            String(result.errors).padStart(7),
+          ].join(' '),
+        );
+      }
     }
     process.stdout.write(`growth of the edge's cost\n${lines.join('\n')}\n`);
   } finally {

@@ -25,6 +25,35 @@ describe('AccountLimiter (real Redis)', () => {
     ...limits,
   });
 
+  it("sends a turn's admissions as one script call, each answered as if sent alone", async () => {
+    const quiet = new AccountLimiter(redis);
+    const accounts = [account(31, { rpm: 12 }), account(32, { rpm: 3 })];
+    const send = redis.sendCommand;
+    let scripts = 0;
+    redis.sendCommand = (command, stream) => {
+      if (command.name === 'evalsha' || command.name === 'eval') scripts += 1;
+      return send.call(redis, command, stream);
+    };
+    try {
+      // At once, in one turn: more than the two accounts' room together.
+      const results = await Promise.all(
+        Array.from({ length: 18 }, () =>
+          quiet.acquire({ requestId: nextId(), estimatedTokens: 1, accounts }),
+        ),
+      );
+      expect(scripts).toBe(1);
+      // In the order asked: the first account's twelve, the second's three, then none.
+      expect(results.map((r) => (r.kind === 'acquired' ? r.index : r.kind))).toEqual([
+        ...Array<number>(12).fill(0),
+        ...Array<number>(3).fill(1),
+        ...Array<string>(3).fill('saturated'),
+      ]);
+    } finally {
+      redis.sendCommand = send;
+      await quiet.close();
+    }
+  });
+
   it('takes the first account with room, then the next once it is full (requests per minute)', async () => {
     const accounts = [account(1, { rpm: 2 }), account(2, { rpm: 1 })];
     const now = 1_000_000;

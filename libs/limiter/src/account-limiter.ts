@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TurnBatchedScript } from '@switchyard/messaging';
 import type { Cluster, Redis } from 'ioredis';
 import {
   Allowance,
@@ -34,99 +35,102 @@ const SLOT_REUSE_MS = 5_000;
 const SWEEP_EVERY_MS = 100;
 
 const ACQUIRE = `
-local now = tonumber(ARGV[1])
-local prefix = ARGV[2]
-local estimate = tonumber(ARGV[3])
-local leaseMs = tonumber(ARGV[4])
-local validity = tonumber(ARGV[5])
-local tokenLimit = tonumber(ARGV[6])
-local tokenSpare = tonumber(ARGV[7])
-local count = tonumber(ARGV[8])
-local window = ${WINDOW_MS}
--- Members <prefix>:0..n-1: the first for the request in hand, the others spare, scored at
--- the latest moment they may be spent so that the log never counts less than was served.
-local function add(key, n, first, rest)
-  local args = {}
-  for i = 0, n - 1 do
-    args[#args + 1] = (i == 0) and first or rest
-    args[#args + 1] = prefix .. ':' .. i
-  end
-  redis.call('ZADD', key, unpack(args))
-end
-local keyIndex = 1
-local tokenEntries = 0
-if tokenLimit > 0 then
-  local key = KEYS[1]
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-  local room = tokenLimit - redis.call('ZCARD', key)
-  if room < 1 then
-    local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    return {-1, math.max(1, tonumber(oldest[2]) + window - now), 0, 0, 0, 0}
-  end
-  tokenEntries = math.min(room, 1 + tokenSpare)
-  add(key, tokenEntries, now, now + validity)
-  redis.call('PEXPIRE', key, window + validity)
-  keyIndex = 2
-end
-local second = math.floor(now / 1000)
-local spareSecond = math.floor((now + validity) / 1000)
-for i = 0, count - 1 do
-  local a = 9 + i * 6
-  local rpm = tonumber(ARGV[a])
-  local tpm = tonumber(ARGV[a + 1])
-  local conc = tonumber(ARGV[a + 2])
-  local rpmKey = KEYS[keyIndex + i * 3]
-  local tpmKey = KEYS[keyIndex + i * 3 + 1]
-  local concKey = KEYS[keyIndex + i * 3 + 2]
-  local rpmRoom, tpmRoom, concRoom = 0, 0, 0
-  local room = true
-  if rpm > 0 then
-    redis.call('ZREMRANGEBYSCORE', rpmKey, '-inf', now - window)
-    rpmRoom = rpm - redis.call('ZCARD', rpmKey)
-    if rpmRoom < 1 then room = false end
-  end
-  if room and tpm > 0 then
-    local buckets = redis.call('HGETALL', tpmKey)
-    local used = 0
-    for b = 1, #buckets, 2 do
-      if tonumber(buckets[b]) <= second - 60 then
-        redis.call('HDEL', tpmKey, buckets[b])
-      else
-        used = used + tonumber(buckets[b + 1])
-      end
+-- One admission: K and A are its KEYS and ARGV.
+local function run(K, A)
+  local now = tonumber(A[1])
+  local prefix = A[2]
+  local estimate = tonumber(A[3])
+  local leaseMs = tonumber(A[4])
+  local validity = tonumber(A[5])
+  local tokenLimit = tonumber(A[6])
+  local tokenSpare = tonumber(A[7])
+  local count = tonumber(A[8])
+  local window = ${WINDOW_MS}
+  -- Members <prefix>:0..n-1: the first for the request in hand, the others spare, scored at
+  -- the latest moment they may be spent so that the log never counts less than was served.
+  local function add(key, n, first, rest)
+    local args = {}
+    for i = 0, n - 1 do
+      args[#args + 1] = (i == 0) and first or rest
+      args[#args + 1] = prefix .. ':' .. i
     end
-    tpmRoom = tpm - used
-    if tpmRoom < estimate then room = false end
+    redis.call('ZADD', key, unpack(args))
   end
-  if room and conc > 0 then
-    redis.call('ZREMRANGEBYSCORE', concKey, '-inf', now)
-    concRoom = conc - redis.call('ZCARD', concKey)
-    if concRoom < 1 then room = false end
+  local keyIndex = 1
+  local tokenEntries = 0
+  if tokenLimit > 0 then
+    local key = K[1]
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+    local room = tokenLimit - redis.call('ZCARD', key)
+    if room < 1 then
+      local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+      return {-1, math.max(1, tonumber(oldest[2]) + window - now), 0, 0, 0, 0}
+    end
+    tokenEntries = math.min(room, 1 + tokenSpare)
+    add(key, tokenEntries, now, now + validity)
+    redis.call('PEXPIRE', key, window + validity)
+    keyIndex = 2
   end
-  if room then
-    local entries, tokens, slots = 0, 0, 0
+  local second = math.floor(now / 1000)
+  local spareSecond = math.floor((now + validity) / 1000)
+  for i = 0, count - 1 do
+    local a = 9 + i * 6
+    local rpm = tonumber(A[a])
+    local tpm = tonumber(A[a + 1])
+    local conc = tonumber(A[a + 2])
+    local rpmKey = K[keyIndex + i * 3]
+    local tpmKey = K[keyIndex + i * 3 + 1]
+    local concKey = K[keyIndex + i * 3 + 2]
+    local rpmRoom, tpmRoom, concRoom = 0, 0, 0
+    local room = true
     if rpm > 0 then
-      entries = math.min(rpmRoom, 1 + tonumber(ARGV[a + 3]))
-      add(rpmKey, entries, now, now + validity)
-      redis.call('PEXPIRE', rpmKey, window + validity)
+      redis.call('ZREMRANGEBYSCORE', rpmKey, '-inf', now - window)
+      rpmRoom = rpm - redis.call('ZCARD', rpmKey)
+      if rpmRoom < 1 then room = false end
     end
-    if tpm > 0 then
-      tokens = estimate + math.min(tpmRoom - estimate, tonumber(ARGV[a + 4]))
-      redis.call('HINCRBY', tpmKey, second, estimate)
-      if tokens > estimate then
-        redis.call('HINCRBY', tpmKey, spareSecond, tokens - estimate)
+    if room and tpm > 0 then
+      local buckets = redis.call('HGETALL', tpmKey)
+      local used = 0
+      for b = 1, #buckets, 2 do
+        if tonumber(buckets[b]) <= second - 60 then
+          redis.call('HDEL', tpmKey, buckets[b])
+        else
+          used = used + tonumber(buckets[b + 1])
+        end
       end
-      redis.call('PEXPIRE', tpmKey, window + validity + 1000)
+      tpmRoom = tpm - used
+      if tpmRoom < estimate then room = false end
     end
-    if conc > 0 then
-      slots = math.min(concRoom, 1 + tonumber(ARGV[a + 5]))
-      add(concKey, slots, now + leaseMs, now + leaseMs)
-      redis.call('PEXPIRE', concKey, leaseMs)
+    if room and conc > 0 then
+      redis.call('ZREMRANGEBYSCORE', concKey, '-inf', now)
+      concRoom = conc - redis.call('ZCARD', concKey)
+      if concRoom < 1 then room = false end
     end
-    return {i, 0, tokenEntries, entries, tokens, slots}
+    if room then
+      local entries, tokens, slots = 0, 0, 0
+      if rpm > 0 then
+        entries = math.min(rpmRoom, 1 + tonumber(A[a + 3]))
+        add(rpmKey, entries, now, now + validity)
+        redis.call('PEXPIRE', rpmKey, window + validity)
+      end
+      if tpm > 0 then
+        tokens = estimate + math.min(tpmRoom - estimate, tonumber(A[a + 4]))
+        redis.call('HINCRBY', tpmKey, second, estimate)
+        if tokens > estimate then
+          redis.call('HINCRBY', tpmKey, spareSecond, tokens - estimate)
+        end
+        redis.call('PEXPIRE', tpmKey, window + validity + 1000)
+      end
+      if conc > 0 then
+        slots = math.min(concRoom, 1 + tonumber(A[a + 5]))
+        add(concKey, slots, now + leaseMs, now + leaseMs)
+        redis.call('PEXPIRE', concKey, leaseMs)
+      end
+      return {i, 0, tokenEntries, entries, tokens, slots}
+    end
   end
+  return {-2, 0, tokenEntries, 0, 0, 0}
 end
-return {-2, 0, tokenEntries, 0, 0, 0}
 `;
 
 /**
@@ -222,7 +226,11 @@ interface LocalAdmission {
 }
 
 export class AccountLimiter {
-  private readonly acquireScript: ScriptCommand<AcquireReply>;
+  /**
+   * A turn's admissions go as one script call: every limiter key shares one hash tag, so
+   * they may, on a cluster too (docs/architecture.md, "Account limits").
+   */
+  private readonly acquireScript: TurnBatchedScript<AcquireReply>;
   private readonly releaseScript: ScriptCommand<number>;
   private readonly leaseMs: number;
   private readonly validityMs: number;
@@ -247,10 +255,9 @@ export class AccountLimiter {
     // A reused slot keeps most of its lease, so a request on it is covered as long as one
     // on a fresh slot.
     this.slotReuseMs = Math.min(SLOT_REUSE_MS, this.leaseMs / 2);
-    redis.defineCommand('switchyardAcquireAccount', { lua: ACQUIRE });
+    this.acquireScript = new TurnBatchedScript(redis, 'switchyardAcquireAccount', ACQUIRE);
     redis.defineCommand('switchyardReleaseAccount', { lua: RELEASE });
     const commands = redis as unknown as Record<string, ScriptCommand<never>>;
-    this.acquireScript = commands.switchyardAcquireAccount!.bind(redis);
     this.releaseScript = commands.switchyardReleaseAccount!.bind(redis);
   }
 
@@ -313,7 +320,7 @@ export class AccountLimiter {
     }
     let reply: AcquireReply;
     try {
-      reply = await this.acquireScript(keys.length, ...keys, ...args);
+      reply = await this.acquireScript.call(keys, args);
     } catch (error) {
       this.unhold(local);
       throw error;

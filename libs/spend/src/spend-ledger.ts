@@ -1,3 +1,4 @@
+import { TurnBatchedScript } from '@switchyard/messaging';
 import type { Cluster, Redis } from 'ioredis';
 
 // Spend holds: what requests in flight may still cost, held against the accounts that pay
@@ -72,9 +73,9 @@ end
  * Reply: {1, block held, hold per account} | {0, refusing account, available} |
  * {-1, accounts to seed}.
  */
-const RESERVE_ONE = `${COMMON}
+const RESERVE = `${COMMON}
 -- One request's reservation: K and A are its KEYS and ARGV.
-local function reserve(K, A)
+local function run(K, A)
   local now = tonumber(A[1])
   local id = A[2]
   local holdMs = tonumber(A[3])
@@ -150,30 +151,6 @@ local function reserve(K, A)
   end
   return reply
 end
-`;
-
-const RESERVE = `${RESERVE_ONE}
-return reserve(KEYS, ARGV)
-`;
-
-/**
- * The reservations of several requests, one after the other in one atomic step, as if each
- * were its own script call: ARGV is their count, then per request its number of keys, its
- * number of arguments and its arguments; KEYS are theirs in turn. Reply: each request's.
- */
-const RESERVE_MANY = `${RESERVE_ONE}
-local replies = {}
-local k, a = 0, 2
-for r = 1, tonumber(ARGV[1]) do
-  local keyCount, argCount = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  local K, A = {}, {}
-  for j = 1, keyCount do K[j] = KEYS[k + j] end
-  for j = 1, argCount do A[j] = ARGV[a + 1 + j] end
-  replies[r] = reserve(K, A)
-  k = k + keyCount
-  a = a + 2 + argCount
-end
-return replies
 `;
 
 /**
@@ -288,38 +265,19 @@ export interface Settlement {
 export interface SpendLedgerOptions {
   holdMs?: number;
   settledMs?: number;
-  /**
-   * Schedules a task at the end of the event loop's turn, just before the client writes
-   * the turn's commands (messaging's `atEndOfTurn`). Given, the reservations of one turn go
-   * to Redis as one script call (not on a cluster, where their accounts are on many slots).
-   */
-  endOfTurn?: (task: () => void) => void;
 }
-
-/**
- * At most this many reservations in one script call: Redis runs a script alone, and a
- * turn's worth of them at once would keep every other client waiting for as long.
- */
-const MAX_BATCH = 64;
 
 type ReserveReply = (number | string)[];
-
-interface QueuedReservation {
-  keys: string[];
-  args: (string | number)[];
-  resolve: (reply: ReserveReply) => void;
-  reject: (error: unknown) => void;
-}
 
 type ScriptCommand<R> = (numberOfKeys: number, ...keysAndArgs: (string | number)[]) => Promise<R>;
 
 export class SpendLedger {
-  private readonly reserveScript: ScriptCommand<ReserveReply>;
-  private readonly reserveManyScript: ScriptCommand<ReserveReply[]>;
+  /**
+   * A turn's reservations go as one script call (docs/architecture.md, "Spend holds"); not
+   * on a cluster, where their accounts are on many slots.
+   */
+  private readonly reserveScript: TurnBatchedScript<ReserveReply>;
   private readonly settleScript: ScriptCommand<number>;
-  private readonly endOfTurn: ((task: () => void) => void) | undefined;
-  /** Reservations of this turn, sent together at its end. */
-  private queued: QueuedReservation[] = [];
   readonly holdMs: number;
   readonly settledMs: number;
 
@@ -330,13 +288,14 @@ export class SpendLedger {
   ) {
     this.holdMs = options.holdMs ?? DEFAULT_HOLD_MS;
     this.settledMs = options.settledMs ?? DEFAULT_SETTLED_MS;
-    this.endOfTurn = redis.isCluster ? undefined : options.endOfTurn;
-    redis.defineCommand('switchyardReserveSpend', { lua: RESERVE });
-    redis.defineCommand('switchyardReserveSpendMany', { lua: RESERVE_MANY });
+    this.reserveScript = new TurnBatchedScript(
+      redis,
+      'switchyardReserveSpend',
+      RESERVE,
+      !redis.isCluster,
+    );
     redis.defineCommand('switchyardSettleSpend', { lua: SETTLE });
     const commands = redis as unknown as Record<string, ScriptCommand<never>>;
-    this.reserveScript = commands.switchyardReserveSpend!.bind(redis);
-    this.reserveManyScript = commands.switchyardReserveSpendMany!.bind(redis);
     this.settleScript = commands.switchyardSettleSpend!.bind(redis);
   }
 
@@ -462,7 +421,7 @@ export class SpendLedger {
         seeds[i] === null ? '' : whole(seeds[i]!),
       );
     });
-    const reply = await this.sendReservation(keys, args);
+    const reply = await this.reserveScript.call(keys, args);
     const [status, ...rest] = reply.map(Number);
     if (status === 1) {
       const [held, ...holds] = rest;
@@ -470,45 +429,6 @@ export class SpendLedger {
     }
     if (status === 0) return { kind: 'refused', index: rest[0]!, available: rest[1]! };
     return { kind: 'missing', indexes: rest };
-  }
-
-  /**
-   * One reservation's script call, or its place in the turn's: the order of reservations,
-   * and of what this client sends before the turn ends (a block given back), is kept.
-   */
-  private sendReservation(keys: string[], args: (string | number)[]): Promise<ReserveReply> {
-    const endOfTurn = this.endOfTurn;
-    if (!endOfTurn) return this.reserveScript(keys.length, ...keys, ...args);
-    return new Promise((resolve, reject) => {
-      if (this.queued.length === 0) endOfTurn(() => this.sendQueued());
-      this.queued.push({ keys, args, resolve, reject });
-    });
-  }
-
-  private sendQueued(): void {
-    const queued = this.queued;
-    this.queued = [];
-    for (let start = 0; start < queued.length; start += MAX_BATCH) {
-      const batch = queued.slice(start, start + MAX_BATCH);
-      if (batch.length === 1) {
-        const [only] = batch as [QueuedReservation];
-        this.reserveScript(only.keys.length, ...only.keys, ...only.args).then(
-          only.resolve,
-          only.reject,
-        );
-        continue;
-      }
-      const keys: string[] = [];
-      const args: (string | number)[] = [batch.length];
-      for (const reservation of batch) {
-        keys.push(...reservation.keys);
-        args.push(reservation.keys.length, reservation.args.length, ...reservation.args);
-      }
-      this.reserveManyScript(keys.length, ...keys, ...args).then(
-        (replies) => batch.forEach((reservation, i) => reservation.resolve(replies[i]!)),
-        (error: unknown) => batch.forEach((reservation) => reservation.reject(error)),
-      );
-    }
   }
 
   /** Drops a request's holds: it failed, and costs nothing. */

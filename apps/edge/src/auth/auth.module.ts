@@ -1,5 +1,5 @@
 import { Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { REDIS, atEndOfTurn, type RedisClient } from '@switchyard/messaging';
+import { REDIS, type RedisClient } from '@switchyard/messaging';
 import { SpendBlocks, SpendLedger } from '@switchyard/spend';
 import { TokenAuthenticator } from './token-authenticator.js';
 import { TokenDirectory } from './token-directory.js';
@@ -30,9 +30,7 @@ const blockLogger = new Logger('SpendBlocks');
     TokenAuthenticator,
     {
       provide: SpendLedger,
-      // A turn's reservations in one script call (docs/architecture.md, "Spend holds").
-      useFactory: (redis: RedisClient) =>
-        new SpendLedger(redis, { endOfTurn: (task) => atEndOfTurn(redis, task) }),
+      useFactory: (redis: RedisClient) => new SpendLedger(redis),
       inject: [REDIS],
     },
     {

@@ -25,10 +25,14 @@ import { Pool } from 'undici';
 // timings: it is meaningful on a busy machine.
 //
 //   node bench/dist/benchmarks/admission.js   (ADMISSION_REQUESTS, default 5000;
-//                                              ADMISSION_CONNECTIONS, default 16)
+//                                              ADMISSION_CONNECTIONS, default 16;
+//                                              ADMISSION_TOKENS, default 1: the requests
+//                                              spread over that many tokens, each with a
+//                                              quota and a rate limit, too quiet for blocks)
 
 const REQUESTS = Number(process.env.ADMISSION_REQUESTS ?? 5_000);
 const CONNECTIONS = Number(process.env.ADMISSION_CONNECTIONS ?? 16);
+const TOKENS = Number(process.env.ADMISSION_TOKENS ?? 1);
 // Counts do not depend on a quiet machine, so a busy one may take its time starting.
 const STARTUP_MS = 120_000;
 const UPSTREAM_KEY = 'sk-bench-upstream';
@@ -83,7 +87,17 @@ async function admissions(edge: AppProcess): Promise<Record<string, number>> {
   );
 }
 
-async function send(pool: Pool, token: string, count: number): Promise<number> {
+/** Redis's own CPU seconds (its main thread and the rest, user and system). */
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  return [...info.matchAll(/^used_cpu_(?:sys|user):([\d.]+)/gm)].reduce(
+    (sum, [, seconds]) => sum + Number(seconds),
+    0,
+  );
+}
+
+/** `count` requests, `CONNECTIONS` at a time, each with the next of `tokens` in turn. */
+async function send(pool: Pool, tokens: string[], count: number): Promise<number> {
   const body = JSON.stringify({
     model: 'gpt-4o-mini',
     messages: [{ role: 'user', content: 'Say something short about limits.' }],
@@ -92,6 +106,7 @@ async function send(pool: Pool, token: string, count: number): Promise<number> {
   let failed = 0;
   const worker = async () => {
     while (next < count) {
+      const token = tokens[next % tokens.length]!;
       next += 1;
       const response = await pool.request({
         method: 'POST',
@@ -142,13 +157,15 @@ try {
       lastFour(UPSTREAM_KEY),
     ],
   );
-  const token = generateGatewayToken();
+  const tokens = Array.from({ length: TOKENS }, () => generateGatewayToken());
   await query(
     database.url,
     `INSERT INTO "Token" (name, "keyHash", "lastFour", quota, "rateLimit", "updatedAt")
-     VALUES ('limited', $1, $2, 1000000000000, 100000000, now())`,
-    [sha256Hex(token), lastFour(token)],
+     SELECT 'limited', hash, four, 1000000000000, 100000000, now()
+     FROM unnest($1::text[], $2::text[]) AS t(hash, four)`,
+    [tokens.map(sha256Hex), tokens.map(lastFour)],
   );
+  const token = tokens[0]!;
   apps.push(await startApp('router', { env, timeoutMs: STARTUP_MS }));
   const edge = await startApp('edge', { env, readyPath: '/readyz', timeoutMs: STARTUP_MS });
   apps.push(edge);
@@ -162,13 +179,16 @@ try {
     },
     { timeoutMs: 10_000, what: 'edge routing' },
   );
-  await send(pool, token, 200); // warm-up: connections, caches, the account's allowance
+  // Warm-up: connections, every token's cache entry and settled spend, the account's allowance.
+  await send(pool, tokens, Math.max(200, TOKENS));
 
   const before = await admissions(edge);
   await redis.config('RESETSTAT');
+  const redisCpuBefore = await redisCpuSeconds(redis);
   const started = performance.now();
-  const failed = await send(pool, token, REQUESTS);
+  const failed = await send(pool, tokens, REQUESTS);
   const seconds = (performance.now() - started) / 1000;
+  const redisCpu = (await redisCpuSeconds(redis)) - redisCpuBefore;
   const stats = await commandStats(redis);
   const after = await admissions(edge);
   await pool.close();
@@ -176,8 +196,9 @@ try {
   const perRequest = (calls: number) => (calls / REQUESTS).toFixed(3);
   const total = [...stats.values()].reduce((a, b) => a + b, 0);
   log(
-    `admission: ${REQUESTS} requests, ${CONNECTIONS} at once, ${failed} failed, ${(REQUESTS / seconds).toFixed(0)} requests/s`,
+    `admission: ${REQUESTS} requests over ${TOKENS} token(s), ${CONNECTIONS} at once, ${failed} failed, ${(REQUESTS / seconds).toFixed(0)} requests/s`,
   );
+  log(`redis CPU per request: ${((redisCpu / REQUESTS) * 1e6).toFixed(1)} µs`);
   log(`redis commands per request: ${perRequest(total)} (scripts' inner calls included)`);
   for (const [name, calls] of [...stats].sort((a, b) => b[1] - a[1]))
     log(`  ${name.padEnd(20)} ${String(calls).padStart(7)}  ${perRequest(calls)}/request`);

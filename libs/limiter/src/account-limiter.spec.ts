@@ -28,11 +28,12 @@ describe('AccountLimiter (real Redis)', () => {
   it("sends a turn's admissions as one script call, each answered as if sent alone", async () => {
     const quiet = new AccountLimiter(redis);
     const accounts = [account(31, { rpm: 12 }), account(32, { rpm: 3 })];
-    const send = redis.sendCommand;
+    const send = redis.sendCommand.bind(redis);
     let scripts = 0;
+    // Counts on this client from now on: no other test counts its scripts.
     redis.sendCommand = (command, stream) => {
       if (command.name === 'evalsha' || command.name === 'eval') scripts += 1;
-      return send.call(redis, command, stream);
+      return send(command, stream);
     };
     try {
       // At once, in one turn: more than the two accounts' room together.
@@ -49,7 +50,6 @@ describe('AccountLimiter (real Redis)', () => {
         ...Array<string>(3).fill('saturated'),
       ]);
     } finally {
-      redis.sendCommand = send;
       await quiet.close();
     }
   });

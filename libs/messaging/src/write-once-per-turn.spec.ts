@@ -103,7 +103,9 @@ it("runs a task at the end of the turn, its commands in the turn's one write", a
 
     // A task alone in its turn starts the write itself, and leaves the socket uncorked.
     let alone: Promise<number> | undefined;
-    atEndOfTurn(redis, () => (alone = redis.incr('turn')));
+    atEndOfTurn(redis, () => {
+      alone = redis.incr('turn');
+    });
     await nextCheck();
     expect(await alone).toBe(3);
     expect(socket.writableCorked).toBe(0);

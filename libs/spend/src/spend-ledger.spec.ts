@@ -19,23 +19,22 @@ describe('SpendLedger (real Redis)', () => {
   const held = async (account: string) =>
     Number((await redis.hget(spendKeys(account).holds, '#held')) ?? 0);
   const settled = async (account: string) => redis.get(spendKeys(account).settled);
-  /** Counts the scripts `client` sends while `run` runs. */
-  async function scriptCalls<T>(client: RedisClient, run: () => Promise<T>): Promise<[T, number]> {
-    const send = client.sendCommand;
-    let calls = 0;
-    client.sendCommand = (command, stream) => {
-      if (command.name === 'evalsha' || command.name === 'eval') calls += 1;
-      return send.call(client, command, stream);
-    };
-    try {
-      return [await run(), calls];
-    } finally {
-      client.sendCommand = send;
-    }
+  /** Script calls `redis` has sent. */
+  let scripts = 0;
+  /** Counts the scripts sent while `run` runs. */
+  async function scriptCalls<T>(run: () => Promise<T>): Promise<[T, number]> {
+    const before = scripts;
+    const result = await run();
+    return [result, scripts - before];
   }
 
   beforeAll(async () => {
     [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      if (command.name === 'evalsha' || command.name === 'eval') scripts += 1;
+      return send(command, stream);
+    };
     ledger = new SpendLedger(redis);
   });
 
@@ -79,7 +78,7 @@ describe('SpendLedger (real Redis)', () => {
   it("sends a turn's reservations as one script call, each answered as if sent alone", async () => {
     const account = nextAccount();
     await ledger.reserve('seed', [{ account, limit: 1_000, amount: 0 }], seedOf(0));
-    const [results, calls] = await scriptCalls(redis, () =>
+    const [results, calls] = await scriptCalls(() =>
       Promise.all(
         Array.from({ length: 100 }, (_, i) =>
           ledger.reserve(`t${i}`, [{ account, limit: 1_000, amount: 70 }], noSeed),
@@ -101,7 +100,7 @@ describe('SpendLedger (real Redis)', () => {
     const unseeded = nextAccount();
     const roomy = nextAccount();
     await ledger.reserve('r', [{ account: roomy, limit: 1_000, amount: 1 }], seedOf(0));
-    const [mixed, mixedCalls] = await scriptCalls(redis, () =>
+    const [mixed, mixedCalls] = await scriptCalls(() =>
       Promise.all([
         ledger.reserve('m1', [{ account: unseeded, limit: 100, amount: 60 }], seedOf(30)),
         ledger.reserve(

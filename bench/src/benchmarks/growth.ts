@@ -435,6 +435,14 @@ async function main(): Promise<void> {
       let smallestPerToken = 0;
       let seeded = 1;
       const drawSets: string[][] = [];
+      const loadOf = (authorizations: string[]) => ({
+        url,
+        authorization: authorizations,
+        body: small,
+        connections: TOKEN_CONNECTIONS,
+        seconds: SECONDS,
+        cpus: LOAD_CPU,
+      });
       for (const count of TOKENS) {
         if (count > seeded) await seedBulkTokens(bench.databaseUrl, seeded, count - 1);
         seeded = count;
@@ -448,14 +456,7 @@ async function main(): Promise<void> {
         ];
         drawSets.push(authorizations);
         if (count > 1) await edgeRouting(edge, bulkToken(count - 1), 'a bulk token routing');
-        const options = {
-          url,
-          authorization: authorizations,
-          body: small,
-          connections: TOKEN_CONNECTIONS,
-          seconds: SECONDS,
-          cpus: LOAD_CPU,
-        };
+        const options = loadOf(authorizations);
         // Every token drawn read once (its row, its budgets, its spend account's settled copy),
         // then the load itself warmed up.
         await touchEach(url, authorizations, small, TOKEN_CONNECTIONS);
@@ -495,14 +496,7 @@ async function main(): Promise<void> {
         for (const [index, authorizations] of drawSets.entries()) {
           await idle(pid);
           const before = await cpuSeconds(pid);
-          const result = await load({
-            url,
-            authorization: authorizations,
-            body: small,
-            connections: TOKEN_CONNECTIONS,
-            seconds: SECONDS,
-            cpus: LOAD_CPU,
-          });
+          const result = await load(loadOf(authorizations));
           perRequestOf[index]!.push((((await cpuSeconds(pid)) - before) / result.requests) * 1e6);
         }
       }

@@ -205,7 +205,7 @@ describe('faults: the books balance after each fault', () => {
     // tokens again is the subscriber's reconnection.
     const admin = new Redis(redis.url);
     try {
-      expect(await admin.client('KILL', 'TYPE', 'pubsub')).toBeGreaterThan(0);
+      expect(Number(await admin.client('KILL', 'TYPE', 'PUBSUB'))).toBeGreaterThan(0);
     } finally {
       admin.disconnect();
     }

@@ -1,4 +1,5 @@
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import type { Redis } from 'ioredis';
 import { SpecRedis, waitFor } from '@switchyard/testing';
 import { AccountLimiter, type AccountLease, type AccountLimits } from './account-limiter.js';
 
@@ -28,10 +29,12 @@ describe('AccountLimiter (real Redis)', () => {
   it("sends a turn's admissions as one script call, each answered as if sent alone", async () => {
     const quiet = new AccountLimiter(redis);
     const accounts = [account(31, { rpm: 12 }), account(32, { rpm: 3 })];
-    const send = redis.sendCommand.bind(redis);
+    // A standalone client here (Redis, not a Cluster): its sendCommand, counted.
+    const client = redis as Redis;
+    const send = client.sendCommand.bind(client);
     let scripts = 0;
     // Counts on this client from now on: no other test counts its scripts.
-    redis.sendCommand = (command, stream) => {
+    client.sendCommand = (command, stream) => {
       if (command.name === 'evalsha' || command.name === 'eval') scripts += 1;
       return send(command, stream);
     };

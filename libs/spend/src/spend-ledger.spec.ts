@@ -1,4 +1,5 @@
 import { createRedisClient, type RedisClient } from '@switchyard/messaging';
+import type { Redis } from 'ioredis';
 import { SpecRedis } from '@switchyard/testing';
 import { SpendLedger, spendAccount, spendKeys, type Charge } from './spend-ledger.js';
 
@@ -30,8 +31,10 @@ describe('SpendLedger (real Redis)', () => {
 
   beforeAll(async () => {
     [redis, other] = (await spec.open(2)) as [RedisClient, RedisClient];
-    const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = (command, stream) => {
+    // A standalone client here (Redis, not a Cluster): its sendCommand, counted.
+    const client = redis as Redis;
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (command, stream) => {
       if (command.name === 'evalsha' || command.name === 'eval') scripts += 1;
       return send(command, stream);
     };

@@ -18,6 +18,12 @@ export {
   serviceRegistry,
 } from './metrics.js';
 export {
+  TalliedCounter,
+  TalliedHistogram,
+  type CounterTally,
+  type HistogramTally,
+} from './tally.js';
+export {
   REDACTED,
   maskCredentials,
   redactAndCut,

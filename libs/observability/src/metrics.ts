@@ -1,5 +1,6 @@
 import { Module, type DynamicModule, type OnModuleDestroy } from '@nestjs/common';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedCounter, TalliedHistogram } from './tally.js';
 
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -11,17 +12,17 @@ interface MetricsOptions {
 
 /** Per-request HTTP metrics, recorded by the service bootstrap for every route. */
 export class HttpMetrics {
-  readonly requests: Counter<'method' | 'route' | 'status'>;
-  readonly duration: Histogram<'method' | 'route'>;
+  readonly requests: TalliedCounter<'method' | 'route' | 'status'>;
+  readonly duration: TalliedHistogram<'method' | 'route'>;
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
+    this.requests = new TalliedCounter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route and status.',
       labelNames: ['method', 'route', 'status'],
       registers: [registry],
     });
-    this.duration = new Histogram({
+    this.duration = new TalliedHistogram({
       name: 'http_request_duration_seconds',
       help: 'Time from request to the end of the response.',
       labelNames: ['method', 'route'],
@@ -31,8 +32,8 @@ export class HttpMetrics {
   }
 
   record(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.duration.observe({ method, route }, seconds);
+    this.requests.tally({ method, route, status }).inc();
+    this.duration.tally({ method, route }).observe(seconds);
   }
 }
 

@@ -4,7 +4,7 @@ import { GatewayError } from '@switchyard/contracts';
 import { TokenStatus } from '@switchyard/db/sql';
 import { subjectsCovering, type BudgetPeriodName } from '@switchyard/domain';
 import { REDIS, type RedisClient } from '@switchyard/messaging';
-import { Counter, Registry } from '@switchyard/observability';
+import { Registry, TalliedCounter, type CounterTally } from '@switchyard/observability';
 import { TokensRepository, type TokenRow } from './tokens.repository.js';
 
 // Gateway tokens as the edge checks them, cached in memory by the SHA-256 of their value,
@@ -96,25 +96,24 @@ export class TokenDirectory {
   /** Hashes no token has, with until when that is believed, oldest first. */
   private readonly unknown = new Map<string, number>();
   private readonly loading = new Map<string, Promise<GatewayToken | null>>();
-  private readonly lookups: Record<'hit' | 'miss' | 'unknown', Counter.Internal>;
+  private readonly lookups: Record<'hit' | 'miss' | 'unknown', CounterTally>;
 
   constructor(
     private readonly tokens: TokensRepository,
     @Inject(REDIS) redis: RedisClient,
     registry: Registry,
   ) {
-    const lookups = new Counter({
+    const lookups = new TalliedCounter({
       name: 'edge_token_lookups_total',
       help: 'Token lookups: hit (answered from memory), miss (waited for a read from Postgres) or unknown (the read found no such token).',
       labelNames: ['result'],
       registers: [registry],
     });
-    // Bound once: every series is exported from the start, and every request's lookup
-    // hashes no label set.
+    // Bound once: every series is exported from the first scrape, and a lookup is an addition.
     this.lookups = {
-      hit: lookups.labels('hit'),
-      miss: lookups.labels('miss'),
-      unknown: lookups.labels('unknown'),
+      hit: lookups.tally({ result: 'hit' }),
+      miss: lookups.tally({ result: 'miss' }),
+      unknown: lookups.tally({ result: 'unknown' }),
     };
     redis.on('ready', () => this.expireAll());
   }

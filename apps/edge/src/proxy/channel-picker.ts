@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { Counter, Registry } from '@switchyard/observability';
+import { Registry, TalliedCounter } from '@switchyard/observability';
 import { AccountLimiter, hasLimits, type AccountLimits } from '@switchyard/limiter';
 import { type Candidate, type RoutingTable } from '@switchyard/routing';
 import { type Attempt } from './exchange.js';
@@ -32,13 +32,13 @@ export interface Exclusions {
 export class ChannelPicker {
   private readonly logger = new Logger('Proxy');
 
-  private readonly admissions: Counter<'path'>;
+  private readonly admissions: TalliedCounter<'path'>;
 
   constructor(
     private readonly limiter: AccountLimiter,
     registry: Registry,
   ) {
-    this.admissions = new Counter({
+    this.admissions = new TalliedCounter({
       name: 'edge_limit_admissions_total',
       help: 'Requests admitted under account or token limits, by whether Redis was asked (redis) or the edge allowance covered them (local).',
       labelNames: ['path'],
@@ -99,7 +99,7 @@ export class ChannelPicker {
         );
       }
       if (result.kind === 'acquired') {
-        this.admissions.inc({ path: result.roundTrip ? 'redis' : 'local' });
+        this.admissions.tally({ path: result.roundTrip ? 'redis' : 'local' }).inc();
         return { candidate: batch[result.index]!, lease: result.lease };
       }
       if (batch.length === 0) return null;

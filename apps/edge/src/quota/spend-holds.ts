@@ -5,7 +5,7 @@ import {
   parseBudgetAccount,
   type TokenPrice,
 } from '@switchyard/domain';
-import { Counter, Registry } from '@switchyard/observability';
+import { Registry, TalliedCounter } from '@switchyard/observability';
 import { SpendBlocks, SpendLedger, type Charge } from '@switchyard/spend';
 import { TokensRepository } from '../auth/tokens.repository.js';
 import { BUDGET_TIME_ZONE } from '../budgets/budgets.module.js';
@@ -51,8 +51,8 @@ export function worstCaseCost(body: ParsedBody, price: TokenPrice): number | nul
 @Injectable()
 export class SpendHolds {
   private readonly logger = new Logger('SpendHolds');
-  private readonly outcomes: Counter<'outcome'>;
-  private readonly paths: Counter<'path'>;
+  private readonly outcomes: TalliedCounter<'outcome'>;
+  private readonly paths: TalliedCounter<'path'>;
   private lastWarned = 0;
 
   constructor(
@@ -64,13 +64,13 @@ export class SpendHolds {
     @Inject(BUDGET_TIME_ZONE) private readonly zone: string,
     registry: Registry,
   ) {
-    this.outcomes = new Counter({
+    this.outcomes = new TalliedCounter({
       name: 'edge_spend_holds_total',
       help: 'Holds taken before forwarding (quota, budgets, balance): held (the worst case), partial (what was left), refused, or unchecked (Redis unreachable: served unheld).',
       labelNames: ['outcome'],
       registers: [registry],
     });
-    this.paths = new Counter({
+    this.paths = new TalliedCounter({
       name: 'edge_spend_reservations_total',
       help: 'Holds taken, by whether Redis was asked (redis) or they were carved from a block of holds this edge took ahead of demand (local).',
       labelNames: ['path'],
@@ -100,18 +100,18 @@ export class SpendHolds {
         this.clock.now(),
       );
     } catch (error) {
-      this.outcomes.inc({ outcome: 'unchecked' });
+      this.outcomes.tally({ outcome: 'unchecked' }).inc();
       this.warn(`spend holds unchecked, serving unheld: ${(error as Error).message}`);
       return;
     }
     if (result.kind === 'refused') {
-      this.outcomes.inc({ outcome: 'refused' });
+      this.outcomes.tally({ outcome: 'refused' }).inc();
       throw refusal(paying[result.index]!, result.available, this.clock.now());
     }
-    this.outcomes.inc({
-      outcome: result.holds.some((held) => held < amount) ? 'partial' : 'held',
-    });
-    this.paths.inc({ path: result.carved ? 'local' : 'redis' });
+    this.outcomes
+      .tally({ outcome: result.holds.some((held) => held < amount) ? 'partial' : 'held' })
+      .inc();
+    this.paths.tally({ path: result.carved ? 'local' : 'redis' }).inc();
     exchange.holds = charges.map((charge) => charge.account);
     if (result.carved) exchange.carved = result.carved;
   }

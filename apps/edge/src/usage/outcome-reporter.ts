@@ -3,8 +3,8 @@ import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Events, type ChannelOutcome } from '@switchyard/contracts';
 import { EventBus } from '@switchyard/messaging';
 import {
-  Counter,
   Registry,
+  TalliedCounter,
   addActiveSpanEvent,
   captureTrace,
   inLinkedSpan,
@@ -27,13 +27,13 @@ export class OutcomeReporter implements OnApplicationShutdown {
   /** With tracing: the context of each pending outcome's request, in order. */
   private pendingTraces: (CapturedTrace | undefined)[] = [];
   private readonly timer: NodeJS.Timeout;
-  private readonly attempts: Counter<'kind'>;
+  private readonly attempts: TalliedCounter<'kind'>;
 
   constructor(
     private readonly bus: EventBus,
     registry: Registry,
   ) {
-    this.attempts = new Counter({
+    this.attempts = new TalliedCounter({
       name: 'edge_upstream_attempts_total',
       help: 'Upstream attempts by how they ended.',
       labelNames: ['kind'],
@@ -45,7 +45,7 @@ export class OutcomeReporter implements OnApplicationShutdown {
 
   /** Called in the request's context: each attempt's end, and why it failed, is an event of its span. */
   add(outcome: ChannelOutcome): void {
-    this.attempts.inc({ kind: outcome.kind });
+    this.attempts.tally({ kind: outcome.kind }).inc();
     this.pending.push(outcome);
     if (tracingActive()) {
       addActiveSpanEvent('upstream attempt', {

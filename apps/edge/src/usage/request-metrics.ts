@@ -1,5 +1,11 @@
 import { type UsageRecord } from '@switchyard/contracts';
-import { Counter, Histogram, Registry } from '@switchyard/observability';
+import {
+  Registry,
+  TalliedCounter,
+  TalliedHistogram,
+  type CounterTally,
+  type HistogramTally,
+} from '@switchyard/observability';
 
 // Per model and channel figures of finished requests, for the gateway dashboard and its
 // alerts (docs/operations.md). Only a model some channel served gets its own label: a
@@ -21,51 +27,51 @@ function statusClass(status: number): StatusClass {
 }
 
 interface Series {
-  latency: Histogram.Internal<'model' | 'channel'>;
-  firstByte: Histogram.Internal<'model' | 'channel'>;
-  prompt: Counter.Internal;
-  completion: Counter.Internal;
-  failovers: Counter.Internal;
-  requests: Map<StatusClass, Counter.Internal>;
+  latency: HistogramTally;
+  firstByte: HistogramTally;
+  prompt: CounterTally;
+  completion: CounterTally;
+  failovers: CounterTally;
+  requests: Map<StatusClass, CounterTally>;
 }
 
 export class RequestMetrics {
-  private readonly requests: Counter<'model' | 'channel' | 'status_class'>;
-  private readonly latency: Histogram<'model' | 'channel'>;
-  private readonly firstByte: Histogram<'model' | 'channel'>;
-  private readonly tokens: Counter<'model' | 'kind'>;
-  private readonly failovers: Counter<'model'>;
-  /** Label children bound once per (model, channel): the hot path does not hash label sets. */
+  private readonly requests: TalliedCounter<'model' | 'channel' | 'status_class'>;
+  private readonly latency: TalliedHistogram<'model' | 'channel'>;
+  private readonly firstByte: TalliedHistogram<'model' | 'channel'>;
+  private readonly tokens: TalliedCounter<'model' | 'kind'>;
+  private readonly failovers: TalliedCounter<'model'>;
+  /** Tallies bound once per (model, channel): a request's figures are a few additions. */
   private readonly series = new Map<string, Series>();
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
+    this.requests = new TalliedCounter({
       name: 'gateway_requests_total',
       help: 'Finished gateway requests by model, channel (id) and the status class the client got.',
       labelNames: ['model', 'channel', 'status_class'],
       registers: [registry],
     });
-    this.latency = new Histogram({
+    this.latency = new TalliedHistogram({
       name: 'gateway_request_duration_seconds',
       help: 'Time from a request to the end of its answer, by model and channel (id).',
       labelNames: ['model', 'channel'],
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     });
-    this.firstByte = new Histogram({
+    this.firstByte = new TalliedHistogram({
       name: 'gateway_time_to_first_byte_seconds',
       help: "Time from a request to the upstream's first byte, by model and channel (id).",
       labelNames: ['model', 'channel'],
       buckets: FIRST_BYTE_BUCKETS,
       registers: [registry],
     });
-    this.tokens = new Counter({
+    this.tokens = new TalliedCounter({
       name: 'gateway_tokens_total',
       help: 'Tokens the upstreams reported, by model and kind (prompt, completion).',
       labelNames: ['model', 'kind'],
       registers: [registry],
     });
-    this.failovers = new Counter({
+    this.failovers = new TalliedCounter({
       name: 'gateway_failovers_total',
       help: 'Upstream attempts after the first, by model: each is a failover to another channel or key.',
       labelNames: ['model'],
@@ -74,23 +80,20 @@ export class RequestMetrics {
   }
 
   observe(usage: UsageRecord): void {
-    const routed = usage.channelId !== null;
-    const series = this.seriesOf(
-      routed ? usage.model : UNROUTED,
-      routed ? String(usage.channelId) : NO_CHANNEL,
-    );
     const status = statusClass(usage.status);
+    if (usage.channelId === null) {
+      this.requests.tally({ model: UNROUTED, channel: NO_CHANNEL, status_class: status }).inc();
+      return;
+    }
+    const model = usage.model;
+    const channel = String(usage.channelId);
+    const series = this.seriesOf(model, channel);
     let requests = series.requests.get(status);
     if (!requests) {
-      requests = this.requests.labels(
-        routed ? usage.model : UNROUTED,
-        routed ? String(usage.channelId) : NO_CHANNEL,
-        status,
-      );
+      requests = this.requests.tally({ model, channel, status_class: status });
       series.requests.set(status, requests);
     }
     requests.inc();
-    if (!routed) return;
     series.latency.observe(usage.latencyMs / 1000);
     if (usage.firstByteMs !== null) series.firstByte.observe(usage.firstByteMs / 1000);
     if (usage.usage) {
@@ -105,11 +108,11 @@ export class RequestMetrics {
     let series = this.series.get(key);
     if (!series) {
       series = {
-        latency: this.latency.labels(model, channel),
-        firstByte: this.firstByte.labels(model, channel),
-        prompt: this.tokens.labels(model, 'prompt'),
-        completion: this.tokens.labels(model, 'completion'),
-        failovers: this.failovers.labels(model),
+        latency: this.latency.tally({ model, channel }),
+        firstByte: this.firstByte.tally({ model, channel }),
+        prompt: this.tokens.tally({ model, kind: 'prompt' }),
+        completion: this.tokens.tally({ model, kind: 'completion' }),
+        failovers: this.failovers.tally({ model }),
         requests: new Map(),
       };
       this.series.set(key, series);

@@ -44,6 +44,21 @@ describe('StreamObserver', () => {
     });
   });
 
+  it('reads a last event longer than the kilobyte looked at first, and the model from whole lines', () => {
+    const observer = new StreamObserver();
+    // The first chunk holds whole lines: the model is read from it alone.
+    observer.see(Buffer.from(event({ model: 'first', choices: [] }) + 'data: {"model":"la'));
+    observer.see(Buffer.from('ter","choices":[]}\n\n'));
+    const usage = { prompt_tokens: 5, completion_tokens: 8, padding: 'p'.repeat(3_000) };
+    observer.see(Buffer.from(event({ choices: [], usage })));
+    observer.see(Buffer.from('data: [DONE]\n\n'));
+    expect(observer.summary()).toEqual({
+      usage: { promptTokens: 5, completionTokens: 8 },
+      model: 'first',
+      completionText: '',
+    });
+  });
+
   it('finds usage an earlier event reported when the last one did not', () => {
     const text =
       event({ model: 'm', choices: [{ delta: { content: 'Hi' } }] }) +
@@ -105,6 +120,14 @@ describe('StreamObserver.ended', () => {
     expect(observer.ended).toBe(false);
     observer.see(Buffer.from('NE]\n\n'));
     expect(observer.ended).toBe(true);
+  });
+
+  it('reads past a long run of whitespace after [DONE]', () => {
+    const observer = new StreamObserver();
+    observer.see(Buffer.from(`data:[DONE]${'\n'.repeat(300)}`));
+    expect(observer.ended).toBe(true);
+    observer.see(Buffer.from('data: {}\n'));
+    expect(observer.ended).toBe(false);
   });
 });
 

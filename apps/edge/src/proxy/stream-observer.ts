@@ -11,6 +11,13 @@ const KEEP_LIMIT_BYTES = 8 * 1024 * 1024;
  */
 const END_BYTES = 16 * 1024;
 const DONE_AT_END = /data: ?\[DONE\]\s*$/;
+/** Bytes of the end the last event is looked for in first: a usage event is a few hundred. */
+const LAST_EVENT_BYTES = 1024;
+/** Bytes of the end read to tell whether it is `[DONE]`, unless they are all whitespace. */
+const DONE_TAIL_BYTES = 64;
+/** `data: [DONE]`, the longest way the last event is written. */
+const DONE_EVENT_LENGTH = 12;
+const NEWLINE = 0x0a;
 
 export interface StreamSummary {
   usage: ReportedUsage | null;
@@ -38,25 +45,36 @@ export class StreamObserver {
 
   /** Whether the stream so far ends with OpenAI's last event; one that stops before it was cut. */
   get ended(): boolean {
-    return DONE_AT_END.test(this.end().toString('latin1'));
+    let tail = this.end(DONE_TAIL_BYTES).toString('latin1');
+    if (tail.trimEnd().length < DONE_EVENT_LENGTH) tail = this.end().toString('latin1');
+    return DONE_AT_END.test(tail);
   }
 
   /**
    * When the last event reports usage, only the stream's two ends are read: the events
    * between are neither decoded nor parsed, which for an answer of a few hundred events is
-   * most of the work. Without usage every event is read for the text metering counts.
+   * most of the work; of the ends, only the lines parsed are decoded. Without usage every
+   * event is read for the text metering counts.
    */
   summary(): StreamSummary {
-    const usage = usageOf(lastChunk(this.end().toString('utf8')));
+    const usage = usageOf(lastChunk(this.end(LAST_EVENT_BYTES)) ?? lastChunk(this.end()));
     if (usage) {
-      const start = Buffer.concat(this.chunks, Math.min(this.kept, END_BYTES));
-      return { usage, model: firstModel(start.toString('utf8')), completionText: '' };
+      const first = this.chunks[0];
+      const model =
+        (first && firstModel(first, this.chunks.length === 1)) ??
+        firstModel(Buffer.concat(this.chunks, Math.min(this.kept, END_BYTES)), true);
+      return { usage, model, completionText: '' };
     }
     return summarizeEvents(Buffer.concat(this.chunks).toString('utf8'));
   }
 
-  private end(): Buffer {
-    return Buffer.concat(this.recent, this.recentBytes).subarray(-END_BYTES);
+  /** The stream's last `bytes`, copied from as few of the latest chunks as hold them. */
+  private end(bytes = END_BYTES): Buffer {
+    let first = this.recent.length;
+    let held = 0;
+    while (first > 0 && held < bytes) held += this.recent[--first]!.length;
+    const latest = first === this.recent.length - 1 ? this.recent[first]! : null;
+    return (latest ?? Buffer.concat(this.recent.slice(first), held)).subarray(-bytes);
   }
 }
 
@@ -83,28 +101,45 @@ export function summarizeEvents(text: string): StreamSummary {
   return { usage: reported, model, completionText: reported ? '' : completionText };
 }
 
-/** The last chunk of the events in `text`, read from its end. */
-function lastChunk(text: string): Partial<ChatCompletionChunk> | null {
-  let end = text.length;
+/** The last chunk of the events in `bytes`, read from their end. */
+function lastChunk(bytes: Buffer): Partial<ChatCompletionChunk> | null {
+  let end = bytes.length;
   while (end > 0) {
-    const start = text.lastIndexOf('\n', end - 1) + 1;
-    const chunk = chunkOf(text.slice(start, end));
+    const start = bytes.lastIndexOf(NEWLINE, end - 1) + 1;
+    const chunk = chunkAt(bytes, start, end);
     if (chunk) return chunk;
     end = start - 1;
   }
   return null;
 }
 
-/** The model the first of the events in `text` that names one names. */
-function firstModel(text: string): string | null {
+/**
+ * The model the first of the events in `bytes` that names one names; a last line with no
+ * newline after it is read only when `whole` (else it may go on in the next chunk).
+ */
+function firstModel(bytes: Buffer, whole: boolean): string | null {
   let start = 0;
-  while (start < text.length) {
-    const end = text.indexOf('\n', start);
-    const model = modelOf(chunkOf(text.slice(start, end < 0 ? undefined : end)));
-    if (model || end < 0) return model;
+  while (start < bytes.length) {
+    const newline = bytes.indexOf(NEWLINE, start);
+    if (newline < 0 && !whole) return null;
+    const end = newline < 0 ? bytes.length : newline;
+    const model = modelOf(chunkAt(bytes, start, end));
+    if (model || newline < 0) return model;
     start = end + 1;
   }
   return null;
+}
+
+const DATA = Buffer.from('data:');
+
+/** The chunk of the line between `start` and `end`, decoded only when it is a `data:` line. */
+function chunkAt(bytes: Buffer, start: number, end: number): Partial<ChatCompletionChunk> | null {
+  if (
+    end - start <= DATA.length ||
+    bytes.compare(DATA, 0, DATA.length, start, start + DATA.length) !== 0
+  )
+    return null;
+  return chunkOf(bytes.toString('utf8', start, end));
 }
 
 /** The chunk a `data:` line carries; null for `[DONE]`, any other line or what is not JSON. */

@@ -35,9 +35,10 @@ describe('tallied metrics', () => {
     reference.inc({ model: 'o3', channel: '9' });
     counter.tally({ model: 'o3', channel: '9' }).inc();
     expect(await tallied.metrics()).toBe(await plain.metrics());
-    // Counted since the last scrape too: a counter never goes back.
+    // Counted since the last scrape too (a counter never goes back), and a label given as
+    // a number is the same series as its string.
     reference.inc({ model: 'o3', channel: '9' }, 2);
-    counter.tally({ model: 'o3', channel: '9' }).inc(2);
+    counter.tally({ model: 'o3', channel: 9 }).inc(2);
     expect(await tallied.metrics()).toBe(await plain.metrics());
     expect(await tallied.metrics()).toContain(
       'requests_total{model="o3",channel="9",service="test"} 3',

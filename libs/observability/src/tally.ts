@@ -21,16 +21,43 @@ export interface HistogramTally {
   observe(value: number): void;
 }
 
-/** The key of a label set: its values in the metric's label order. */
-function keyOf<L extends string>(names: readonly L[], labels: LabelValues<L>): string {
-  let key = '';
-  for (const name of names) key += `${labels[name] ?? ''}\u0000`;
-  return key;
+/**
+ * Series by their label values, one Map level a label in the metric's order: finding one
+ * builds no key string. A value given as a number and as its string are two entries of one
+ * series, which is harmless: both hand their counts to prom-client's one series.
+ */
+class SeriesIndex<L extends string, S> {
+  readonly all: S[] = [];
+  private readonly root = new Map<unknown, unknown>();
+
+  constructor(private readonly names: readonly L[]) {}
+
+  find(labels: LabelValues<L>, create: () => S): S {
+    let level = this.root;
+    const last = this.names.length - 1;
+    for (let index = 0; index < last; index += 1) {
+      const value = labels[this.names[index]!];
+      let next = level.get(value) as Map<unknown, unknown> | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = last < 0 ? undefined : labels[this.names[last]!];
+    let series = level.get(value) as S | undefined;
+    if (!series) {
+      series = create();
+      level.set(value, series);
+      this.all.push(series);
+    }
+    return series;
+  }
 }
 
 /** prom-client's constructor resets the metric before a subclass's fields exist. */
-function startedTallies<T>(tallies: Map<string, T> | undefined): Iterable<T> {
-  return tallies?.values() ?? [];
+function startedTallies<T>(index: SeriesIndex<string, T> | undefined): readonly T[] {
+  return index?.all ?? [];
 }
 
 interface CountedSeries<L extends string> extends CounterTally {
@@ -46,8 +73,7 @@ interface CountedSeries<L extends string> extends CounterTally {
  * was counted yet. `inc` with labels still works, for paths that are not hot.
  */
 export class TalliedCounter<L extends string = string> extends Counter<L> {
-  private readonly tallies = new Map<string, CountedSeries<L>>();
-  private readonly names: readonly L[];
+  private readonly tallies: SeriesIndex<L, CountedSeries<L>>;
 
   constructor(config: CounterConfiguration<L>) {
     const collect = config.collect;
@@ -58,26 +84,22 @@ export class TalliedCounter<L extends string = string> extends Counter<L> {
         return collect?.call(this);
       },
     });
-    this.names = [...(config.labelNames ?? [])];
+    this.tallies = new SeriesIndex([...(config.labelNames ?? [])]);
   }
 
   /** The series of these labels, bound once: keep it, and count through it. */
   tally(labels: LabelValues<L> = {}): CounterTally {
-    const key = keyOf(this.names, labels);
-    let series = this.tallies.get(key);
-    if (!series) {
-      const created: CountedSeries<L> = {
+    return this.tallies.find(labels, () => {
+      const series: CountedSeries<L> = {
         labels: { ...labels },
         pending: 0,
         exported: false,
         inc(amount = 1) {
-          created.pending += amount;
+          series.pending += amount;
         },
       };
-      series = created;
-      this.tallies.set(key, series);
-    }
-    return series;
+      return series;
+    });
   }
 
   override reset(): void {
@@ -89,7 +111,7 @@ export class TalliedCounter<L extends string = string> extends Counter<L> {
   }
 
   private flush(): void {
-    for (const series of this.tallies.values()) {
+    for (const series of this.tallies.all) {
       if (series.pending === 0 && series.exported) continue;
       this.inc(series.labels, series.pending);
       series.pending = 0;
@@ -125,15 +147,14 @@ interface ExportedValue {
  * `observe` records is not exported.
  */
 export class TalliedHistogram<L extends string = string> extends Histogram<L> {
-  private readonly tallies = new Map<string, ObservedSeries<L>>();
-  private readonly names: readonly L[];
+  private readonly tallies: SeriesIndex<L, ObservedSeries<L>>;
   private readonly bounds: readonly number[];
   /** prom-client keeps these on the metric but does not type them. */
   private readonly exported: Pick<HistogramConfiguration<L>, 'name' | 'help' | 'aggregator'>;
 
   constructor(config: HistogramConfiguration<L> & { buckets: number[] }) {
     super(config);
-    this.names = [...(config.labelNames ?? [])];
+    this.tallies = new SeriesIndex([...(config.labelNames ?? [])]);
     this.bounds = [...config.buckets].sort((a, b) => a - b);
     this.exported = {
       name: config.name,
@@ -144,11 +165,9 @@ export class TalliedHistogram<L extends string = string> extends Histogram<L> {
 
   /** The series of these labels, bound once: keep it, and observe through it. */
   tally(labels: LabelValues<L> = {}): HistogramTally {
-    const key = keyOf(this.names, labels);
-    let series = this.tallies.get(key);
-    if (!series) {
-      const bounds = this.bounds;
-      const created: ObservedSeries<L> = {
+    const bounds = this.bounds;
+    return this.tallies.find(labels, () => {
+      const series: ObservedSeries<L> = {
         labels: { ...labels },
         counts: new Array<number>(bounds.length + 1).fill(0),
         sum: 0,
@@ -157,15 +176,13 @@ export class TalliedHistogram<L extends string = string> extends Histogram<L> {
           if (!Number.isFinite(value)) return;
           let bucket = 0;
           while (bucket < bounds.length && value > bounds[bucket]!) bucket += 1;
-          created.counts[bucket]! += 1;
-          created.sum += value;
-          created.count += 1;
+          series.counts[bucket]! += 1;
+          series.sum += value;
+          series.count += 1;
         },
       };
-      series = created;
-      this.tallies.set(key, series);
-    }
-    return series;
+      return series;
+    });
   }
 
   override reset(): void {
@@ -187,7 +204,7 @@ export class TalliedHistogram<L extends string = string> extends Histogram<L> {
     const { name, help, aggregator = 'sum' } = this.exported;
     const values: ExportedValue[] = [];
     const bucketName = `${name}_bucket`;
-    for (const series of this.tallies.values()) {
+    for (const series of this.tallies.all) {
       if (series.count === 0) continue;
       const labels = series.labels as Record<string, string | number>;
       let cumulative = 0;

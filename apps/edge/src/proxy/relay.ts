@@ -140,6 +140,7 @@ export class Relay {
  */
 class ClientStream {
   readonly closed: Promise<void>;
+  private corked = false;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -165,8 +166,29 @@ class ClientStream {
   /** Resolves once the socket takes more (or the client has left). */
   async write(chunk: Buffer | null): Promise<void> {
     if (chunk === null || this.gone) return;
+    this.corkForTheTurn();
     if (this.reply.raw.write(chunk)) return;
     await once(this.reply.raw, 'drain', { signal: this.leaving }).catch(() => undefined);
+  }
+
+  /**
+   * What is written in one turn of the event loop leaves in one system call: the
+   * upstream's last read and the stream's end (the chunked terminator, sent with whatever
+   * the socket holds corked) mostly come in the same turn, and went out as two writes
+   * (docs/performance.md, "Streams relayed"). The socket is corked, not the response:
+   * a response's own cork keeps chunks back from `end`, which would send its terminator
+   * before them.
+   */
+  private corkForTheTurn(): void {
+    const socket = this.reply.raw.socket;
+    if (this.corked || !socket) return;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      // `end` has flushed it already; the socket may be serving the next request by now.
+      if (!this.reply.raw.writableEnded && !socket.destroyed) socket.uncork();
+    });
   }
 
   end(): void {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   Queues,
   USAGE_BATCH_JOB_NAME,
@@ -78,14 +78,14 @@ export class UsageQueue extends Queue<
    * job ids alone.
    */
   static batchJobId(records: readonly UsageRecord[]): string {
-    const hash = createHash('sha256');
+    let ids = '';
     let earliest = Number.POSITIVE_INFINITY;
     for (const record of records) {
-      hash.update(`${record.requestId}\n`);
+      ids += `${record.requestId}\n`;
       if (record.requestedAt < earliest) earliest = record.requestedAt;
     }
     const time = Number.isSafeInteger(earliest) && earliest >= 0 ? earliest : 0;
-    return `batch-${time}-${hash.digest('hex').slice(0, 32)}`;
+    return `batch-${time}-${hash('sha256', ids, 'hex').slice(0, 32)}`;
   }
 
   /** The earliest request time of a batch job, from its id; undefined for a job of one record. */

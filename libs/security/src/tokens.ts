@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 // Bearer credentials handed to people and programs: gateway tokens (`sk-…`), login
 // sessions (`sess-…`) and the chat app's A2A keys (`a2a-…`). Only their SHA-256 is ever stored; the prefixes let the logger
@@ -30,8 +30,9 @@ export function generateA2aKey(): string {
   return `a2a-${randomText(43)}`;
 }
 
+/** One call, no Hash object: every request's bearer token is hashed to be looked up. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** The part of a secret that may be shown: its last four characters. */

@@ -51,16 +51,21 @@ export class StreamObserver {
   }
 
   /**
-   * When the last event reports usage, only the stream's two ends are read: the events
-   * between are neither decoded nor parsed, which for an answer of a few hundred events is
-   * most of the work; of the ends, only the lines parsed are decoded. Without usage every
-   * event is read for the text metering counts.
+   * When the last event reports usage, only the stream's two ends are read (its end alone
+   * when that event names the model too): the events between are neither decoded nor
+   * parsed, which for an answer of a few hundred events is most of the work; of the ends,
+   * only the lines parsed are decoded. Without usage every event is read for the text
+   * metering counts.
    */
   summary(): StreamSummary {
-    const usage = usageOf(lastChunk(this.end(LAST_EVENT_BYTES)) ?? lastChunk(this.end()));
+    const last = lastChunk(this.end(LAST_EVENT_BYTES)) ?? lastChunk(this.end());
+    const usage = usageOf(last);
     if (usage) {
+      // OpenAI's usage event names the model as every event does: the first is read only
+      // when it does not.
       const first = this.chunks[0];
       const model =
+        modelOf(last) ??
         (first && firstModel(first, this.chunks.length === 1)) ??
         firstModel(Buffer.concat(this.chunks, Math.min(this.kept, END_BYTES)), true);
       return { usage, model, completionText: '' };

@@ -32,9 +32,17 @@ export function chatBody(stream: boolean): string {
   });
 }
 
+/** One edge's figures over its turns. */
+export interface TurnsResult<Name extends string> {
+  name: Name;
+  edgeCpuUsPerRequest: number;
+  /** CPU per request of each round, for pairing the edges round by round. */
+  edgeCpuUsPerRound: number[];
+}
+
 /**
  * Measures the edges in turns (a warm-up of 2 seconds each, then `rounds` rounds of
- * `seconds` each) and writes one JSON line per edge, naming it under `label`.
+ * `seconds` each), writes one JSON line per edge, naming it under `label`, and returns them.
  */
 export async function edgesInTurns<Name extends string>(options: {
   edges: Record<Name, AppProcess>;
@@ -46,13 +54,14 @@ export async function edgesInTurns<Name extends string>(options: {
   seconds: number;
   /** The cores wrk runs on. */
   loadCpus: string;
-}): Promise<void> {
+}): Promise<TurnsResult<Name>[]> {
   const { connections, stream } = options;
   const cases = (Object.entries(options.edges) as [Name, AppProcess][]).map(([name, edge]) => ({
     name,
     pid: edge.child.pid!,
     loads: [] as LoadResult[],
     cpu: 0,
+    rounds: [] as number[],
     request: {
       url: `${edge.url}/v1/chat/completions`,
       authorization: `Bearer ${options.token}`,
@@ -66,12 +75,16 @@ export async function edgesInTurns<Name extends string>(options: {
     for (let turn = 0; turn < cases.length; turn++) {
       const measured = cases[(round + turn) % cases.length]!;
       const before = await cpuSeconds(measured.pid);
-      measured.loads.push(await load({ ...measured.request, seconds: options.seconds }));
-      measured.cpu += (await cpuSeconds(measured.pid)) - before;
+      const loaded = await load({ ...measured.request, seconds: options.seconds });
+      const spent = (await cpuSeconds(measured.pid)) - before;
+      measured.loads.push(loaded);
+      measured.cpu += spent;
+      measured.rounds.push(Math.round((spent / Math.max(1, loaded.requests)) * 1e6));
     }
   }
-  for (const { name, loads, cpu } of cases) {
+  return cases.map(({ name, loads, cpu, rounds }) => {
     const result = combined(loads);
+    const edgeCpuUsPerRequest = Math.round((cpu / result.requests) * 1e6);
     process.stdout.write(
       `${JSON.stringify({
         kind: stream ? 'stream' : 'json',
@@ -81,10 +94,12 @@ export async function edgesInTurns<Name extends string>(options: {
         p50Ms: result.p50Ms,
         p99Ms: result.p99Ms,
         errors: result.errors,
-        edgeCpuUsPerRequest: Math.round((cpu / result.requests) * 1e6),
+        edgeCpuUsPerRequest,
+        edgeCpuUsPerRound: rounds,
       })}\n`,
     );
-  }
+    return { name, edgeCpuUsPerRequest, edgeCpuUsPerRound: rounds };
+  });
 }
 
 /**
@@ -95,6 +110,8 @@ export async function benchChannel(options: {
   env: { DATABASE_URL: string; SECRET_KEYS: string } & Record<string, string>;
   cpus: string;
   apps: AppProcess[];
+  /** Limits on the channel and the token far above the load, as the gateway benchmark's. */
+  limited?: boolean;
 }): Promise<string> {
   const { env } = options;
   const mock = await startApp('mock-upstream', {
@@ -108,6 +125,12 @@ export async function benchChannel(options: {
     baseUrl: mock.url,
     models: ['gpt-4o'],
     key: UPSTREAM_KEY,
+    ...(options.limited
+      ? { limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 } }
+      : {}),
   });
-  return seedToken(env.DATABASE_URL, { name: 'bench' });
+  return seedToken(env.DATABASE_URL, {
+    name: 'bench',
+    ...(options.limited ? { limits: { quota: 1_000_000_000_000, rateLimit: 100_000_000 } } : {}),
+  });
 }

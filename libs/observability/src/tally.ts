@@ -9,9 +9,10 @@ import {
 // Counters and histograms for a request's path. prom-client 15 validates and hashes a
 // series' labels at every observation, a bound child's too, and looks the series up by
 // that string: on the edge that was 3-4 % of its CPU, a dozen observations a request
-// (docs/performance.md, "Metrics by the scrape"). A tally is a series bound once to plain
-// numbers; the scrape reads them. The metrics exported are the same, name for name and
-// line for line; only the time of the work moves, from each request to each scrape.
+// (docs/performance.md, "Metrics by the scrape, and a stream's last write"). A tally is a
+// series bound once to plain numbers; the scrape reads them. The metrics exported are the
+// same, name for name and line for line; only the time of the work moves, from each
+// request to each scrape.
 
 export interface CounterTally {
   inc(amount?: number): void;

@@ -175,7 +175,8 @@ class ClientStream {
    * What is written in one turn of the event loop leaves in one system call: the
    * upstream's last read and the stream's end (the chunked terminator, sent with whatever
    * the socket holds corked) mostly come in the same turn, and went out as two writes
-   * (docs/performance.md, "Streams relayed"). The socket is corked, not the response:
+   * (docs/performance.md, "Metrics by the scrape, and a stream's last write"). The socket
+   * is corked, not the response:
    * a response's own cork keeps chunks back from `end`, which would send its terminator
    * before them.
    */

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { generateSecretKeySpec } from '@switchyard/security';
-import { createTestDatabase, repositoryRoot, startApp, type AppProcess } from '@switchyard/testing';
-import { benchChannel, edgeRouting, edgesInTurns } from '../lib/edge-turns.js';
+import { startApp, type AppProcess } from '@switchyard/testing';
+import {
+  benchChannel,
+  checkoutRoots,
+  comparisonBase,
+  edgeRouting,
+  edgesInTurns,
+} from '../lib/edge-turns.js';
 
 // One change to the edge, before and after, in one run (docs/performance.md, "Two
 // checkouts in turns"): the edge of a built checkout from before the change
@@ -22,27 +26,8 @@ const SLOT_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 
-const baselineRoot = process.env.BASELINE_ROOT;
-if (!baselineRoot) {
-  // `pnpm bench` runs every benchmark: this one needs a second checkout to run.
-  process.stdout.write(
-    'skipped: BASELINE_ROOT names no built checkout (a built checkout to compare this one with)\n',
-  );
-  process.exit(0);
-}
-const roots = {
-  before: path.resolve(baselineRoot),
-  after: path.resolve(process.env.CANDIDATE_ROOT ?? repositoryRoot),
-};
-
-const database = await createTestDatabase();
-const secretKeys = generateSecretKeySpec('bench');
-const base = {
-  DATABASE_URL: database.url,
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  SECRET_KEYS: secretKeys,
-  LOG_LEVEL: 'info',
-};
+const roots = checkoutRoots('a built checkout to compare this one with');
+const { database, base } = await comparisonBase();
 const apps: AppProcess[] = [];
 try {
   const token = await benchChannel({ env: base, cpus: LOAD_CPU, apps, limited: true });

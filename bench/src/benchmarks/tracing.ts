@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { generateSecretKeySpec } from '@switchyard/security';
-import { createTestDatabase, startApp, type AppProcess } from '@switchyard/testing';
-import { benchChannel, edgeRouting, edgesInTurns } from '../lib/edge-turns.js';
+import { startApp, type AppProcess } from '@switchyard/testing';
+import { benchChannel, comparisonBase, edgeRouting, edgesInTurns } from '../lib/edge-turns.js';
 
 // What tracing costs the edge (docs/performance.md, "Tracing"): two edges side by side on
 // one core, the same router, mock upstream and channel, one without an OTLP endpoint (no
@@ -30,15 +29,8 @@ sink.listen(0, '127.0.0.1');
 await once(sink, 'listening');
 const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 
-const database = await createTestDatabase();
-const secretKeys = generateSecretKeySpec('bench');
-const env = {
-  DATABASE_URL: database.url,
-  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-  REDIS_PREFIX: `bench-tracing-${randomBytes(3).toString('hex')}`,
-  SECRET_KEYS: secretKeys,
-  LOG_LEVEL: 'info',
-};
+const { database, base } = await comparisonBase();
+const env = { ...base, REDIS_PREFIX: `bench-tracing-${randomBytes(3).toString('hex')}` };
 const apps: AppProcess[] = [];
 try {
   const token = await benchChannel({ env: env, cpus: LOAD_CPU, apps });

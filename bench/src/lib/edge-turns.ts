@@ -1,5 +1,13 @@
-import { SecretCipher } from '@switchyard/security';
-import { startApp, waitFor, type AppProcess } from '@switchyard/testing';
+import path from 'node:path';
+import { generateSecretKeySpec, SecretCipher } from '@switchyard/security';
+import {
+  createTestDatabase,
+  repositoryRoot,
+  startApp,
+  waitFor,
+  type AppProcess,
+  type TestDatabase,
+} from '@switchyard/testing';
 import { combined, cpuSeconds, load, type LoadResult } from './measure.js';
 import { seedChannel, seedToken } from './seed.js';
 
@@ -133,4 +141,38 @@ export async function benchChannel(options: {
     name: 'bench',
     ...(options.limited ? { limits: { quota: 1_000_000_000_000, rateLimit: 100_000_000 } } : {}),
   });
+}
+
+/**
+ * The two built checkouts a comparison runs: BASELINE_ROOT's, and this one's (or
+ * CANDIDATE_ROOT's). Without BASELINE_ROOT the benchmark says it is skipped and ends: `pnpm
+ * bench` runs every benchmark, and this kind needs a second checkout.
+ */
+export function checkoutRoots(baseline: string): { before: string; after: string } {
+  const baselineRoot = process.env.BASELINE_ROOT;
+  if (!baselineRoot) {
+    process.stdout.write(`skipped: BASELINE_ROOT names no built checkout (${baseline})\n`);
+    process.exit(0);
+  }
+  return {
+    before: path.resolve(baselineRoot),
+    after: path.resolve(process.env.CANDIDATE_ROOT ?? repositoryRoot),
+  };
+}
+
+/** A database of its own, and the environment every service of a comparison shares. */
+export async function comparisonBase(): Promise<{
+  database: TestDatabase;
+  base: { DATABASE_URL: string; REDIS_URL: string; SECRET_KEYS: string; LOG_LEVEL: string };
+}> {
+  const database = await createTestDatabase();
+  return {
+    database,
+    base: {
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      SECRET_KEYS: generateSecretKeySpec('bench'),
+      LOG_LEVEL: 'info',
+    },
+  };
 }

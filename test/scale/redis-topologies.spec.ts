@@ -8,9 +8,12 @@ import {
   OnEvent,
   QueueConnection,
   queuePrefixFor,
+  ReplicatedWrites,
   UsageQueue,
   REDIS,
+  WriteNotReplicatedError,
   busConnectionOf,
+  createIoRedis,
   type BusConnection,
   type RedisClient,
 } from '@switchyard/messaging';
@@ -23,7 +26,8 @@ import { ClusterTopology, SentinelTopology } from '../support/redis-topology.js'
 // The suite's Redis clients on real Sentinels and a real cluster (docs/scaling.md, "What
 // was proven"): every kind of use — the bus's pub/sub, a BullMQ queue, the spend ledger's
 // Lua scripts — through the one factory in libs/messaging, and through a failover: the
-// master killed, the same clients follow the master Sentinel promotes and work again.
+// master killed, the same clients follow the master Sentinel promotes and work again. A
+// write that must survive its master's death counts once the master's replica has it.
 
 const received: number[] = [];
 
@@ -120,6 +124,45 @@ async function clientsOn(connection: BusConnection) {
   };
 }
 
+/**
+ * Writes through `ReplicatedWrites` on the connection's own client: they count with the
+ * replica up, fail with it stopped (the master has the write, its replica not), and count
+ * again once it is back.
+ */
+async function replicatedWritesOn(
+  connection: BusConnection,
+  key: string,
+  pauseReplica: () => Promise<() => void>,
+): Promise<void> {
+  const client = createIoRedis(connection.redis!, { maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  const writes = new ReplicatedWrites(client, key, 300);
+  try {
+    // A replica's first full sync may still be under way: until it is, nothing counts.
+    await waitFor(() => writes.write(() => client.set(key, 'first')), {
+      what: 'a replicated write',
+      timeoutMs: 15_000,
+    });
+    const resume = await pauseReplica();
+    try {
+      const started = performance.now();
+      await expect(writes.write(() => client.set(key, 'unreplicated'))).rejects.toThrow(
+        WriteNotReplicatedError,
+      );
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+      expect(await client.get(key)).toBe('unreplicated');
+    } finally {
+      resume();
+    }
+    await waitFor(() => writes.write(() => client.set(key, 'again')), {
+      what: 'a replicated write once the replica is back',
+      timeoutMs: 15_000,
+    });
+  } finally {
+    client.disconnect();
+  }
+}
+
 describe('Redis Sentinel', () => {
   const topology = new SentinelTopology();
   let clients: Awaited<ReturnType<typeof clientsOn>> | undefined;
@@ -129,12 +172,20 @@ describe('Redis Sentinel', () => {
     await topology.stop();
   });
 
-  it('serves bus, queue and scripts, and follows the master through a failover', async () => {
+  let connection: BusConnection;
+
+  it('counts a write once the replica has it, and says so when it has not', async () => {
     await topology.startAll();
-    const connection = busConnectionOf({
+    connection = busConnectionOf({
       REDIS_URL: topology.url,
       REDIS_PREFIX: `s${randomBytes(3).toString('hex')}`,
     });
+    await replicatedWritesOn(connection, `${connection.prefix}:replicated`, () =>
+      Promise.resolve(topology.pauseReplica()),
+    );
+  });
+
+  it('serves bus, queue and scripts, and follows the master through a failover', async () => {
     expect(connection.redis?.mode).toBe('sentinel');
     clients = await clientsOn(connection);
     await clients.roundTrip();
@@ -165,13 +216,21 @@ describe('Redis Cluster', () => {
     await topology.stop();
   });
 
-  it('serves bus, queue and scripts with every script on one slot, and through a master failover', async () => {
+  let connection: BusConnection;
+
+  it("counts a write once the replica of its slot's master has it, and says so when it has not", async () => {
     await topology.startAll();
-    const connection = busConnectionOf({
+    connection = busConnectionOf({
       REDIS_URL: 'redis://127.0.0.1',
       REDIS_CLUSTER_NODES: topology.nodes,
       REDIS_PREFIX: `c${randomBytes(3).toString('hex')}`,
     });
+    // The queue's hash tag: the master asked is that of its slot, not any node's.
+    const key = `${queuePrefixFor(connection.redis!, `${connection.prefix}:bull`)}:replicated`;
+    await replicatedWritesOn(connection, key, () => topology.pauseReplicaOf(key));
+  });
+
+  it('serves bus, queue and scripts with every script on one slot, and through a master failover', async () => {
     expect(connection.redis?.mode).toBe('cluster');
     clients = await clientsOn(connection);
     for (let i = 0; i < 3; i++) await clients.roundTrip();

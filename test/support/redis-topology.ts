@@ -91,6 +91,7 @@ async function ask(port: number, ...command: string[]): Promise<unknown> {
 export class SentinelTopology extends Processes {
   readonly masterName = 'mymaster';
   private master: ChildProcess | undefined;
+  private replica: ChildProcess | undefined;
   masterPort = 0;
   replicaPort = 0;
   sentinelPorts: number[] = [];
@@ -111,7 +112,7 @@ export class SentinelTopology extends Processes {
       ...COMMON,
       ...inDir,
     ]);
-    this.start('redis-server', [
+    this.replica = this.start('redis-server', [
       '--port',
       String(this.replicaPort),
       '--replicaof',
@@ -164,6 +165,16 @@ export class SentinelTopology extends Processes {
     const exited = once(master, 'exit');
     master.kill('SIGKILL');
     await exited;
+  }
+
+  /**
+   * The replica stops (SIGSTOP) until the returned function is called: connected, as a
+   * stuck process is, but acknowledging nothing.
+   */
+  pauseReplica(): () => void {
+    const replica = this.replica!;
+    replica.kill('SIGSTOP');
+    return () => replica.kill('SIGCONT');
   }
 
   async currentMasterPort(): Promise<number> {
@@ -245,12 +256,11 @@ export class ClusterTopology extends Processes {
     throw new Error(`no live master serves the slot of ${key}`);
   }
 
-  /** The master serving `key` dies at once (SIGKILL); its replica is left to take over. */
-  async killMasterOf(key: string): Promise<number> {
-    const port = await this.masterOf(key);
+  /** The port of the replica of the master on `port`, once it is in sync with it. */
+  private async replicaInSync(port: number): Promise<number> {
     // A replica that has not finished its first sync has no data to take over with, and
     // never will be promoted: wait for its link to be up (a loaded machine takes seconds).
-    await waitFor(
+    return waitFor(
       async () => {
         const nodes = String(await ask(port, 'CLUSTER', 'NODES'))
           .trim()
@@ -260,14 +270,30 @@ export class ClusterTopology extends Processes {
         if (!replica) return undefined;
         const replicaPort = Number(replica.split(' ')[1]!.split('@')[0]!.split(':')[1]);
         const info = String(await ask(replicaPort, 'INFO', 'replication'));
-        return /master_link_status:up/.test(info) || undefined;
+        return /master_link_status:up/.test(info) ? replicaPort : undefined;
       },
       { what: `the replica of the master on ${port} in sync`, timeoutMs: 30_000 },
     );
+  }
+
+  /** The master serving `key` dies at once (SIGKILL); its replica is left to take over. */
+  async killMasterOf(key: string): Promise<number> {
+    const port = await this.masterOf(key);
+    await this.replicaInSync(port);
     const master = this.byPort.get(port)!;
     const exited = once(master, 'exit');
     master.kill('SIGKILL');
     await exited;
     return port;
+  }
+
+  /**
+   * The replica of the master serving `key` stops (SIGSTOP) until the returned function
+   * is called: connected, as a stuck process is, but acknowledging nothing.
+   */
+  async pauseReplicaOf(key: string): Promise<() => void> {
+    const replica = this.byPort.get(await this.replicaInSync(await this.masterOf(key)))!;
+    replica.kill('SIGSTOP');
+    return () => replica.kill('SIGCONT');
   }
 }

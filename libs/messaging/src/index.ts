@@ -21,6 +21,7 @@ export {
   type RedisTopology,
 } from './redis-connection.js';
 export { InvalidPayloadError, payloadValidator, validatePayload } from './payload.js';
+export { ReplicatedWrites, WriteNotReplicatedError } from './replicated-writes.js';
 export { TurnBatchedScript } from './turn-batched-script.js';
 export {
   NamespacedRedisClient,

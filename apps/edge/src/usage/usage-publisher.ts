@@ -1,10 +1,16 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import {
+  Queues,
   USAGE_BATCH_MAX_RECORDS,
   storableUsageRecord,
   type UsageRecord,
 } from '@switchyard/contracts';
-import { UsageQueue, type AnyRedis, type QueueConnection } from '@switchyard/messaging';
+import {
+  ReplicatedWrites,
+  UsageQueue,
+  type AnyRedis,
+  type QueueConnection,
+} from '@switchyard/messaging';
 import { Counter, Registry, recordFinishedSpan, tracingActive } from '@switchyard/observability';
 import { RequestMetrics } from './request-metrics.js';
 import { UsageSpool } from './usage-spool.js';
@@ -12,11 +18,15 @@ import { UsageSpool } from './usage-spool.js';
 // The usage of finished requests, for the metering worker. Records are gathered for a few
 // milliseconds (or until a batch is full) and added as one job: metering's cost per job is
 // then paid once per batch (docs/performance.md, "Metering"). Metering bills each request
-// id once, so a replay never bills twice. When Redis cannot take a batch it is spooled to
-// disk and replayed once it can.
+// id once, so a replay never bills twice. A batch counts as queued once a replica of the
+// queue's master has it too (when the master has one), since a master that dies before its
+// replica has a batch takes the batch with it. When Redis cannot take a batch, or no
+// replica acknowledges it in time, it is spooled to disk and replayed once Redis can.
 
 const FLUSH_AFTER_MS = 10;
 const REPLAY_EVERY_MS = 2_000;
+/** A replica acknowledges in a round trip; one that takes longer is behind or stuck. */
+const REPLICA_ACK_TIMEOUT_MS = 500;
 
 export interface UsagePublisherOptions {
   /** Where the queue lives: one server, Sentinel's master or a cluster, and its prefix. */
@@ -29,6 +39,7 @@ export class UsagePublisher implements OnApplicationShutdown {
   private readonly logger = new Logger('UsagePublisher');
   private readonly connection: AnyRedis;
   private readonly queue: UsageQueue;
+  private readonly replicated: ReplicatedWrites;
   private readonly spool: UsageSpool;
   private pending: UsageRecord[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
@@ -49,10 +60,15 @@ export class UsagePublisher implements OnApplicationShutdown {
     this.connection.on('error', () => undefined);
     this.queue = new UsageQueue({ connection: this.connection, prefix: options.queues.prefix });
     this.queue.on('error', () => undefined);
+    this.replicated = new ReplicatedWrites(
+      this.connection,
+      `${options.queues.prefix}:${Queues.Usage}`,
+      REPLICA_ACK_TIMEOUT_MS,
+    );
     this.spool = new UsageSpool(options.spoolDirectory);
     this.published = new Counter({
       name: 'edge_usage_records_total',
-      help: 'Usage records handed to the queue, or spooled to disk while Redis was unreachable.',
+      help: 'Usage records handed to the queue, or spooled to disk while Redis could not keep them.',
       labelNames: ['outcome'],
       registers: [registry],
     });
@@ -85,13 +101,13 @@ export class UsagePublisher implements OnApplicationShutdown {
       await this.spool.append(batch);
       this.published.inc({ outcome: 'spooled' }, batch.length);
       this.logger.warn(
-        `Redis refused ${batch.length} usage record(s) (${(error as Error).message}); spooled to disk`,
+        `Redis did not keep ${batch.length} usage record(s) (${(error as Error).message}); spooled to disk`,
       );
     }
   }
 
   private async enqueue(batch: UsageRecord[]): Promise<void> {
-    await this.queue.addBatch(batch);
+    await this.replicated.write(() => this.queue.addBatch(batch));
   }
 
   private async replaySpool(): Promise<void> {

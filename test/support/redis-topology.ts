@@ -31,8 +31,19 @@ class Processes {
       this.failures.push(`${command}: ${error.message} (apt-get install ${command})`);
     });
     this.children.push(child);
+    if (this.children.length === 1) process.once('exit', this.killLeftOver);
     return child;
   }
+
+  /**
+   * When the test process exits before `stop()` ran (an afterAll that timed out, Jest's
+   * forced exit), its servers go with it instead of outliving the run on their ports.
+   */
+  private readonly killLeftOver = () => {
+    for (const child of this.children) {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  };
 
   protected readonly failures: string[] = [];
 
@@ -59,6 +70,7 @@ class Processes {
   }
 
   async stop(): Promise<void> {
+    process.off('exit', this.killLeftOver);
     await Promise.all(
       this.children.map(async (child) => {
         // A binary that could not start has no process, and never exits.

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,14 +34,48 @@ const OPS_PORT_VARIABLE: Partial<Record<AppName, string>> = {
   web: 'WEB_OPS_PORT',
 };
 
+/**
+ * A port nothing listens on, for a server the caller starts next. Chosen below the kernel's
+ * range of ephemeral ports: a port from that range (what `listen(0)` hands out) may become
+ * the local end of any process's outgoing connection before the server binds it, and the
+ * suite opens thousands of those. A port is handed out once per process, and checked free
+ * by binding it.
+ */
 export async function freePort(): Promise<number> {
+  const [low, high] = [EPHEMERAL_PORTS_START - LISTEN_PORTS, EPHEMERAL_PORTS_START - 1];
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found between ${low} and ${high}`);
+}
+
+/** Where the kernel's ephemeral ports start (Linux); 32768, its default, elsewhere. */
+const EPHEMERAL_PORTS_START = (() => {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/);
+    return Math.max(Number(start) || 32_768, 2_048);
+  } catch {
+    return 32_768;
+  }
+})();
+/** How many ports below that range the tests use. */
+const LISTEN_PORTS = Math.min(16_384, EPHEMERAL_PORTS_START - 1_025);
+const handedOut = new Set<number>();
+
+async function bindable(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+  try {
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    server.close();
+  }
 }
 
 export interface AppProcess {

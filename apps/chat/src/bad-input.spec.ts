@@ -160,6 +160,12 @@ describe('bad input to the chat API', () => {
     ]);
   });
 
+  /**
+   * A stall past this means the body was parsed. The defect these tests guard held the
+   * loop for 160 ms and more; a loaded CI machine once stretched one turn to 60 ms alone.
+   */
+  const STALL_LIMIT_MS = 100;
+
   /** The longest the event loop went without a turn while `work` ran. */
   async function longestStall(work: () => Promise<unknown>): Promise<number> {
     let longest = 0;
@@ -194,7 +200,7 @@ describe('bad input to the chat API', () => {
       status = response.status;
       await response.arrayBuffer();
     });
-    expect({ status, stalled: stall < 40 ? 'no' : `${Math.round(stall)} ms` }).toEqual({
+    expect({ status, stalled: stall < STALL_LIMIT_MS ? 'no' : `${Math.round(stall)} ms` }).toEqual({
       status: 413,
       stalled: 'no',
     });
@@ -215,6 +221,6 @@ describe('bad input to the chat API', () => {
     expect(answer?.status).toBe(400);
     expect(answer?.body.error.code).toBe('validation_failed');
     expect(fieldsOf(answer?.body)).toEqual(['body']);
-    expect(stall < 40 ? 'no' : `${Math.round(stall)} ms`).toBe('no');
+    expect(stall < STALL_LIMIT_MS ? 'no' : `${Math.round(stall)} ms`).toBe('no');
   });
 });

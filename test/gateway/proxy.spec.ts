@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { waitFor } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
 
 // The OpenAI-compatible surface through the real edge, router and a mock provider, with
@@ -186,6 +187,49 @@ describe('gateway: the OpenAI-compatible API', () => {
     const missing = await fetch(`${stack.edge.url}/nowhere`);
     expect(ok.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(missing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('counts forwarded answers, whole and streamed, in the HTTP metrics by route and status', async () => {
+    const answered = async (status: number): Promise<number> => {
+      const page = await (await fetch(`${stack.edge.opsUrl}/metrics`)).text();
+      const line = page
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('http_requests_total{') &&
+            l.includes('route="/v1/chat/completions"') &&
+            l.includes(`status="${status}"`),
+        );
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const [okBefore, refusedBefore] = [await answered(200), await answered(400)];
+    const ask = (body: object | string) =>
+      fetch(`${stack.edge.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.key}`, 'content-type': 'application/json' },
+        body:
+          typeof body === 'string'
+            ? body
+            : JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], ...body }),
+      });
+    const whole = await ask({});
+    const text = await whole.text();
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-type')).toBe('application/json');
+    expect(whole.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(whole.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(whole.headers.get('x-switchyard-model')).toBe(model);
+    const streamed = await ask({ stream: true });
+    expect(await streamed.text()).toContain('data: [DONE]');
+    expect((await ask('{"model":')).status).toBe(400);
+    // The edge records an answer once its response has finished: the scrape may come first.
+    await waitFor(
+      async () =>
+        (await answered(200)) === okBefore + 2 && (await answered(400)) === refusedBefore + 1
+          ? true
+          : undefined,
+      { timeoutMs: 5_000, what: 'the answers counted' },
+    );
   });
 
   it('serves /metrics on its operations port only, never on the public one', async () => {

@@ -1,7 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SecretCipher } from '@switchyard/security';
 import {
   waitFor,
@@ -21,6 +20,7 @@ import {
   type LoadResult,
 } from '../lib/measure.js';
 import { benchEnvironment } from '../lib/environment.js';
+import { FLOORS, startFloor, type Floor } from '../lib/floors.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
@@ -65,7 +65,6 @@ const EDGE_NODE_FLAGS = (
   .split(' ')
   .filter(Boolean)
   .concat(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
-const BARE_PROXY = fileURLToPath(new URL('../lib/bare-proxy.js', import.meta.url));
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
@@ -83,8 +82,6 @@ type Target = (typeof ALL_TARGETS)[number];
 const TARGETS: readonly Target[] = process.env.BENCH_TARGETS
   ? ALL_TARGETS.filter((target) => process.env.BENCH_TARGETS!.split(',').includes(target))
   : ALL_TARGETS;
-const FLOORS = ['floor-pipe', 'floor-undici'] as const;
-type Floor = (typeof FLOORS)[number];
 type Kind = 'json' | 'stream';
 
 interface Row {
@@ -255,26 +252,10 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
     }
     const floorUrls = {} as Record<Floor, string>;
     for (const floor of FLOORS) {
-      const port = await freePort();
-      floorUrls[floor] = `http://127.0.0.1:${port}`;
       if (!TARGETS.includes(floor)) continue;
-      floors[floor] = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
-        env: {
-          ...process.env,
-          UPSTREAM_URL: mock.url,
-          PORT: String(port),
-          FLOOR_CLIENT: floor === 'floor-pipe' ? 'pipe' : 'undici',
-        },
-        stdio: 'ignore',
-      });
-      await waitFor(
-        () =>
-          fetch(floorUrls[floor], { method: 'POST' }).then(
-            () => true,
-            () => undefined,
-          ),
-        { timeoutMs: 10_000, what: `${floor} listening` },
-      );
+      const started = await startFloor(floor, mock.url, GATEWAY_CPU);
+      floors[floor] = started.child;
+      floorUrls[floor] = started.url;
     }
     const processes: Processes = {
       edge: edge.child.pid!,

@@ -210,13 +210,18 @@ export async function timeToFirstToken(options: {
   return { samples: samples.length, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
-/** CPU seconds (user + system) a process has used so far. */
-export async function cpuSeconds(pid: number): Promise<number> {
+/** CPU seconds a process has used so far, in user space and in the kernel. */
+export async function cpuTimes(pid: number): Promise<{ user: number; system: number }> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name, which may contain spaces, closed by the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const { user, system } = await cpuTimes(pid);
+  return user + system;
 }
 
 /** The pids of every process with this name (`pgrep -x`), e.g. all of Postgres's. */

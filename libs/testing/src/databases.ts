@@ -57,3 +57,32 @@ export async function query<T extends pg.QueryResultRow = Record<string, unknown
     await client.end();
   }
 }
+
+/**
+ * Locks the rows `selectSql` selects in a transaction of its own, until the returned
+ * function commits it: a spec holds back what updates them, to see what a client is told
+ * while the update waits. `FOR NO KEY UPDATE`: rows that refer to them by a foreign key may
+ * still be inserted.
+ */
+export async function holdRowLocks(
+  databaseUrl: string,
+  selectSql: string,
+  values: unknown[] = [],
+): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`${selectSql} FOR NO KEY UPDATE`, values);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  return async () => {
+    try {
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+  };
+}

@@ -1,5 +1,11 @@
 export { linesMatching, sourceFiles, type SourceQuery } from './conventions.js';
-export { createTestDatabase, dropTestDatabase, query, type TestDatabase } from './databases.js';
+export {
+  createTestDatabase,
+  dropTestDatabase,
+  holdRowLocks,
+  query,
+  type TestDatabase,
+} from './databases.js';
 export {
   freePort,
   repositoryRoot,

@@ -86,6 +86,12 @@ function emptyOutcome(): Outcome {
 
 type AttemptEnd = 'timeout' | 'cancelled';
 
+/** The event a reply's stream ends with, sent once its credits are settled. */
+interface LastEvent {
+  event: 'done' | 'error';
+  data: object;
+}
+
 /** A stored or new message, as far as the model's turns need it. */
 interface TurnSource {
   role: string;
@@ -199,24 +205,35 @@ export class MessagesService {
     return turns.reverse();
   }
 
-  /** Streams the reply into `sink` and saves it; never throws, always ends the stream. */
+  /**
+   * Streams the reply into `sink`, saves it and settles its credits; never throws, always
+   * ends the stream. The last event (`done` or `error`) goes out once the credits are
+   * settled, so a client that reads its balance on it sees the reply charged.
+   */
   async deliver(prepared: PreparedMessage, sink: EventSink): Promise<void> {
     let outcome: Outcome | null = null;
+    let last: LastEvent | null;
     try {
       outcome = await this.produce(prepared, sink);
-      await this.finish(prepared, outcome, sink);
+      last = await this.finish(prepared, outcome);
     } catch (error) {
       this.logger.error({
         message: 'reply failed',
         err: error,
         conversationId: prepared.conversationId,
       });
-      await sink.send('error', {
-        code: 'internal_error' satisfies ApiErrorCode,
-        message: 'An unexpected error occurred; it has been logged',
-      });
+      last = {
+        event: 'error',
+        data: {
+          code: 'internal_error' satisfies ApiErrorCode,
+          message: 'An unexpected error occurred; it has been logged',
+        },
+      };
+    }
+    await this.settle(prepared, outcome);
+    try {
+      if (last) await sink.send(last.event, last.data);
     } finally {
-      await this.settle(prepared, outcome);
       sink.end();
     }
   }
@@ -432,11 +449,8 @@ export class MessagesService {
     return failure;
   }
 
-  private async finish(
-    prepared: PreparedMessage,
-    outcome: Outcome,
-    sink: EventSink,
-  ): Promise<void> {
+  /** Saves the reply; returns the event that ends its stream (none for a cancelled one). */
+  private async finish(prepared: PreparedMessage, outcome: Outcome): Promise<LastEvent | null> {
     const served = outcome.content !== '' || outcome.imageUrls.length > 0;
     const error = this.errorOf(outcome);
     const status = !error
@@ -457,16 +471,17 @@ export class MessagesService {
       ...usage,
     });
     const messageId = saved ? Number(saved.id) : null;
-    if (!error) {
-      await sink.send('done', { messageId, usage });
-    } else if (error.code !== 'request_cancelled') {
-      await sink.send('error', {
+    if (!error) return { event: 'done', data: { messageId, usage } };
+    if (error.code === 'request_cancelled') return null;
+    return {
+      event: 'error',
+      data: {
         code: error.code,
         message: error.message,
         ...(outcome.failure ? { address: outcome.failure.target.address } : {}),
         messageId,
-      });
-    }
+      },
+    };
   }
 
   private errorOf(outcome: Outcome): Answer['error'] {

@@ -1,9 +1,10 @@
-import { clearRedisNamespace, query, waitFor } from '@switchyard/testing';
+import { clearRedisNamespace, holdRowLocks, query, waitFor } from '@switchyard/testing';
 import {
   ADMIN,
   bearer,
   login,
   newUser,
+  parseEvents,
   resetChatData,
   sendMessage,
   startChat,
@@ -252,6 +253,59 @@ describe('chat credits', () => {
       const [sent] = (await mock.received('sk-mock-a')) as { max_tokens?: number }[];
       expect(sent!.max_tokens).toBe(4096);
       await expectConsistent(user.id);
+    });
+
+    it('has charged the reply by the time its done event arrives', async () => {
+      const user = await newUser(chat.api, 'on-done');
+      const conversationId = await newConversation(user.token, 'per-token');
+      // A slow stream, so the user's row can be locked after the freeze, before the end.
+      await mock.fault('sk-mock-a', { chunkDelayMs: 100 }, 1);
+      const response = await fetch(`${chat.url}/api/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        headers: { ...bearer(user.token), 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'hello tide' }),
+      });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      /** Reads on until `seen` holds, or for `quietMs` without a byte: whether it held. */
+      let pending: ReturnType<typeof reader.read> | null = null;
+      const readUntil = async (seen: RegExp, quietMs: number): Promise<boolean> => {
+        while (!seen.test(text)) {
+          let timer: NodeJS.Timeout | undefined;
+          const quiet = new Promise<null>(
+            (resolve) => (timer = setTimeout(resolve, quietMs, null)),
+          );
+          // A read the quiet outran is still the next one: its bytes are not lost.
+          pending ??= reader.read();
+          const next = await Promise.race([pending, quiet]);
+          clearTimeout(timer);
+          if (next === null) return false;
+          pending = null;
+          if (next.done) throw new Error(`the stream ended without ${seen}: ${text}`);
+          text += decoder.decode(next.value, { stream: true });
+        }
+        return true;
+      };
+      const doneEvent = /event: done\ndata: [^\n]*\n\n/;
+      expect(await readUntil(/event: delta/, 5_000)).toBe(true);
+      // The settlement ends the reply's freeze: held back, it must hold back the end too.
+      const release = await holdRowLocks(
+        process.env.DATABASE_URL!,
+        'SELECT 1 FROM "CreditHold" WHERE "userId" = $1',
+        [user.id],
+      );
+      const doneWhileHeld = await readUntil(doneEvent, 600).finally(release);
+      expect(doneWhileHeld).toBe(false);
+      expect(await readUntil(doneEvent, 5_000)).toBe(true);
+      const balance = await balanceOf(user.token);
+      await reader.cancel();
+      const usage = parseEvents(text).at(-1)!.data.usage as {
+        promptTokens: number;
+        completionTokens: number;
+      };
+      const price = { perCall: 0, per1kInput: 3, per1kOutput: 7 };
+      expect(balance).toBe(100 - costOf(price, usage.promptTokens, usage.completionTokens));
     });
 
     it('is refused with 402 before the gateway is called, the message not saved', async () => {

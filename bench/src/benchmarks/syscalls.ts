@@ -19,15 +19,16 @@ import { cpuTimes, load } from '../lib/measure.js';
 //   without strace.
 //
 // The edge (with the gateway benchmark's limited channel and token: every limit, the spend
-// hold, usage and outcomes on) and both floors, JSON and streams, 64 connections, pinned as
+// hold, usage and outcomes on) and both floors, JSON and streams, pinned as
 // the gateway benchmark pins them.
 //
-//   node bench/dist/benchmarks/syscalls.js   (BENCH_SECONDS, default 5, per window)
+//   node bench/dist/benchmarks/syscalls.js   (BENCH_SECONDS, default 5, per window;
+//                                             BENCH_CONNECTIONS, default 64)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = 64;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 /** System calls shown on their own; the rest are summed. */
 const SHOWN = ['writev', 'write', 'read', 'epoll_pwait'] as const;
 

@@ -180,6 +180,51 @@ describe('gateway: fallbacks across models', () => {
     });
   });
 
+  it('falls back for a Gemini generateContent caller too, whose model is in the URL', async () => {
+    const primary = await served('gem-primary');
+    const second = await served('gem-second');
+    const token = await stack.createToken();
+    await stack.routable(token.key, primary.model);
+    await stack.routable(token.key, second.model);
+    await stack.mockFault({ key: primary.account, status: 500 });
+    await setFallbacks(primary.model, { fallbacks: [second.model] });
+    const gemini = (method: string, query = '') =>
+      fetch(`${stack.edge.url}/v1beta/models/${primary.model}:${method}${query}`, {
+        method: 'POST',
+        headers: { 'x-goog-api-key': token.key, 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'fall back' }] }] }),
+      });
+
+    const whole = await waitFor(
+      async () => {
+        const response = await gemini('generateContent');
+        await response.clone().arrayBuffer();
+        return response.headers.get('x-switchyard-model') === second.model ? response : undefined;
+      },
+      { what: `${primary.model} served by ${second.model}` },
+    );
+    expect(whole.status).toBe(200);
+    const body = (await whole.json()) as {
+      candidates: { content: { parts: { text: string }[] } }[];
+    };
+    expect(body.candidates[0]?.content.parts[0]?.text).toBe('Echo: fall back');
+    expect((await stack.mockRequests(second.account)).at(-1)?.body.model).toBe(second.model);
+    const row = await usageRow(whole.headers.get('x-request-id')!);
+    expect(row).toMatchObject({ model: second.model, requestedModel: primary.model, status: 200 });
+
+    // A stream keeps the framing its caller asked for on the fallback.
+    const streamed = await gemini('streamGenerateContent', '?alt=sse');
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers.get('x-switchyard-model')).toBe(second.model);
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await streamed.text())
+      .split(/\r?\n\r?\n/)
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice(6)) as { candidates?: unknown[] });
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.every((event) => Array.isArray(event.candidates))).toBe(true);
+  });
+
   it('holds a dearer fallback at its own price, once, and leaves no hold behind', async () => {
     const cheap = await served('cheap');
     const dear = await served('dear');

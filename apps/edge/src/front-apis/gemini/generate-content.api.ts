@@ -122,6 +122,14 @@ export const generateContent: ForwardedFrontApi = {
     return parsed;
   },
 
+  // The model is the URL's, not the body's: a fallback asks its channels for another one
+  // (each attempt's path and converted body name the channel's model), with the body as sent.
+  renamed(body, model) {
+    const renamed: ParsedBody = { ...body, model };
+    asEvents.set(renamed, asEvents.get(body) ?? true);
+    return renamed;
+  },
+
   call(body, target) {
     const adapter = adapterOf(target.channel);
     const gemini = target.channel.provider === 'gemini';

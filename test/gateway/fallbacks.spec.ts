@@ -225,6 +225,59 @@ describe('gateway: fallbacks across models', () => {
     expect(events.every((event) => Array.isArray(event.candidates))).toBe(true);
   });
 
+  it('falls back for an audio transcription, renaming the model in its form', async () => {
+    const primary = await served('whisper-primary');
+    const second = await served('whisper-second');
+    const token = await stack.createToken();
+    await stack.routable(token.key, primary.model);
+    await stack.routable(token.key, second.model);
+    await stack.mockFault({ key: primary.account, status: 503 });
+    await setFallbacks(primary.model, { fallbacks: [second.model] });
+    // A WAV header and a second of silence: the mock reads the header for the duration.
+    const audio = Buffer.alloc(44 + 32_000);
+    audio.write('RIFF', 0, 'latin1');
+    audio.writeUInt32LE(36 + 32_000, 4);
+    audio.write('WAVEfmt ', 8, 'latin1');
+    audio.writeUInt32LE(16, 16);
+    audio.writeUInt16LE(1, 20);
+    audio.writeUInt16LE(1, 22);
+    audio.writeUInt32LE(16_000, 24);
+    audio.writeUInt32LE(32_000, 28);
+    audio.writeUInt16LE(2, 32);
+    audio.writeUInt16LE(16, 34);
+    audio.write('data', 36, 'latin1');
+    audio.writeUInt32LE(32_000, 40);
+    const transcribe = () => {
+      const form = new FormData();
+      form.set('model', primary.model);
+      form.set('file', new Blob([audio], { type: 'audio/wav' }), 'fallback.wav');
+      return fetch(`${stack.edge.url}/v1/audio/transcriptions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.key}` },
+        body: form,
+      });
+    };
+
+    const response = await waitFor(
+      async () => {
+        const answer = await transcribe();
+        await answer.clone().arrayBuffer();
+        return answer.headers.get('x-switchyard-model') === second.model ? answer : undefined;
+      },
+      { what: `${primary.model} transcribed by ${second.model}` },
+    );
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { text: string }).text).toContain('fallback.wav');
+    const sent = (await stack.mockRequests(second.account)).at(-1)?.body as {
+      model?: string;
+      file?: { name: string; size: number };
+    };
+    expect(sent.model).toBe(second.model);
+    expect(sent.file).toMatchObject({ name: 'fallback.wav', size: audio.length });
+    const row = await usageRow(response.headers.get('x-request-id')!);
+    expect(row).toMatchObject({ model: second.model, requestedModel: primary.model, status: 200 });
+  });
+
   it('holds a dearer fallback at its own price, once, and leaves no hold behind', async () => {
     const cheap = await served('cheap');
     const dear = await served('dear');

@@ -123,11 +123,20 @@ function transcriptApi(
       return parsed;
     },
 
+    // A fallback model (docs/routing.md, "Fallbacks across models") is named in the form
+    // by each attempt, as a channel's own name for the model is.
+    renamed(body, model) {
+      const renamed: ParsedBody = { ...body, model };
+      uploads.set(renamed, uploads.get(body)!);
+      return renamed;
+    },
+
     call(body, target) {
       const provider = servedBy(target.channel, ['openai', 'azure'], 'audio');
       const upload = uploads.get(body)!;
+      // The form names the model the caller asked for; a fallback or a channel renames it.
       const bytes =
-        target.upstreamModel === body.model
+        target.upstreamModel === body.json.model
           ? body.raw
           : withField(body.raw, upload.modelSpan, target.upstreamModel);
       const contentType = String(target.clientHeaders['content-type']);

@@ -7,31 +7,13 @@ import {
   useProviderGateway,
   type ProviderChannel,
 } from '../support/provider-gateway.js';
+import { silentWav } from '../support/audio.js';
 
 // OpenAI's audio endpoints in front of the gateway (docs/providers.md, "Audio"), with the
 // openai SDK: speech streamed back as the upstream sends it, billed by the input's
 // characters; transcriptions and translations uploaded as multipart forms of up to 25 MB,
 // their transcript passed back in the format asked, billed by the audio's seconds. The test
 // models cost 1 USD per million units in: a character or a second costs one micro-dollar.
-
-/** A WAV file of `seconds` of silence: 16 kHz, 16-bit mono (the mock reads its header). */
-function wav(seconds: number): Buffer {
-  const data = 16_000 * 2 * seconds;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data, 40);
-  return Buffer.concat([header, Buffer.alloc(data)]);
-}
 
 describe('gateway: audio (/v1/audio/*)', () => {
   const gateway = useProviderGateway();
@@ -172,7 +154,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
       const { data, response } = await gateway.openai.audio.transcriptions
         .create({
           model: whisper.model,
-          file: await toFile(wav(3), 'meeting.wav', { type: 'audio/wav' }),
+          file: await toFile(silentWav(3), 'meeting.wav', { type: 'audio/wav' }),
           response_format: 'verbose_json',
         })
         .withResponse();
@@ -183,7 +165,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
       expect(sent.body).toMatchObject({
         model: 'whisper-1',
         response_format: 'verbose_json',
-        file: { name: 'meeting.wav', type: 'audio/wav', size: wav(3).length },
+        file: { name: 'meeting.wav', type: 'audio/wav', size: silentWav(3).length },
       });
       expect(await usageRow(stack, response.headers.get('x-request-id')!)).toMatchObject({
         endpoint: 'audio.transcriptions',
@@ -204,7 +186,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
       const form = new FormData();
       form.set('model', whisper.model);
       form.set('response_format', format);
-      form.set('file', new Blob([wav(2)], { type: 'audio/wav' }), 'clip.wav');
+      form.set('file', new Blob([silentWav(2)], { type: 'audio/wav' }), 'clip.wav');
       const response = await post('transcriptions', form);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(type);
@@ -218,7 +200,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
 
     it('translates, with the SDK', async () => {
       const { data, response } = await gateway.openai.audio.translations
-        .create({ model: whisper.model, file: await toFile(wav(1), 'hallo.wav') })
+        .create({ model: whisper.model, file: await toFile(silentWav(1), 'hallo.wav') })
         .withResponse();
       expect(data.text).toContain('hallo.wav');
       expect((await lastSent(stack, whisper.account)).path).toBe('/v1/audio/translations');
@@ -233,7 +215,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
       const form = new FormData();
       form.set('model', whisper.model);
       form.set('stream', 'true');
-      form.set('file', new Blob([wav(12)], { type: 'audio/wav' }), 'long.wav');
+      form.set('file', new Blob([silentWav(12)], { type: 'audio/wav' }), 'long.wav');
       const response = await post('transcriptions', form);
       expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
       const text = await response.text();
@@ -262,7 +244,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
         error: { type: 'invalid_request_error', param: 'file' },
       });
       const error = await gateway.openai.audio.transcriptions
-        .create({ model: '', file: await toFile(wav(1), 'a.wav') })
+        .create({ model: '', file: await toFile(silentWav(1), 'a.wav') })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
@@ -300,7 +282,7 @@ describe('gateway: audio (/v1/audio/*)', () => {
         upstreamModel: 'claude-sonnet-4-5-20250929',
       });
       const error = await gateway.openai.audio.transcriptions
-        .create({ model: claude.model, file: await toFile(wav(1), 'a.wav') })
+        .create({ model: claude.model, file: await toFile(silentWav(1), 'a.wav') })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       expect((error as Error).message).toMatch(/anthropic channel, which does not offer audio/);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { query, waitFor } from '@switchyard/testing';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { silentWav } from '../support/audio.js';
 import { freshAccount, Stack, STACK_START_TIMEOUT_MS, uniqueName } from '../support/stack.js';
 
 // Fallbacks across models (docs/routing.md, "Fallbacks across models"): when every channel
@@ -233,20 +234,7 @@ describe('gateway: fallbacks across models', () => {
     await stack.routable(token.key, second.model);
     await stack.mockFault({ key: primary.account, status: 503 });
     await setFallbacks(primary.model, { fallbacks: [second.model] });
-    // A WAV header and a second of silence: the mock reads the header for the duration.
-    const audio = Buffer.alloc(44 + 32_000);
-    audio.write('RIFF', 0, 'latin1');
-    audio.writeUInt32LE(36 + 32_000, 4);
-    audio.write('WAVEfmt ', 8, 'latin1');
-    audio.writeUInt32LE(16, 16);
-    audio.writeUInt16LE(1, 20);
-    audio.writeUInt16LE(1, 22);
-    audio.writeUInt32LE(16_000, 24);
-    audio.writeUInt32LE(32_000, 28);
-    audio.writeUInt16LE(2, 32);
-    audio.writeUInt16LE(16, 34);
-    audio.write('data', 36, 'latin1');
-    audio.writeUInt32LE(32_000, 40);
+    const audio = silentWav(1);
     const transcribe = () => {
       const form = new FormData();
       form.set('model', primary.model);

@@ -19,6 +19,12 @@ import {
   timeToFirstToken,
   type LoadResult,
 } from '../lib/measure.js';
+import {
+  EDGE_NODE_FLAGS,
+  METERING_NODE_FLAGS,
+  startDeployedEdge,
+  startDeployedMetering,
+} from '../lib/deployed.js';
 import { benchEnvironment } from '../lib/environment.js';
 import { FLOORS, startFloor, type Floor } from '../lib/floors.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
@@ -59,12 +65,9 @@ const UPSTREAM_KEY = 'sk-bench-upstream';
 const PROFILE_DIR = process.env.BENCH_EDGE_PROFILE;
 const METERING_PROFILE_DIR = process.env.BENCH_METERING_PROFILE;
 /** V8 flags for the edge: as deployed (deploy/k8s), unless set to compare heap settings. */
-const EDGE_NODE_FLAGS = (
-  process.env.EDGE_NODE_FLAGS ?? '--max-semi-space-size=16 --heap-growing-percent=100'
-)
-  .split(' ')
-  .filter(Boolean)
-  .concat(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
+const EDGE_FLAGS = (
+  process.env.EDGE_NODE_FLAGS?.split(' ').filter(Boolean) ?? [...EDGE_NODE_FLAGS]
+).concat(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
 const PORTKEY_START = path.join(
   repositoryRoot,
   'bench/portkey/node_modules/@portkey-ai/gateway/build/start-server.js',
@@ -205,22 +208,12 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
     const tokens = await seed(bench.databaseUrl, new SecretCipher([bench.secretKeys]), mock.url);
     const router = await startApp('router', { env, cpus: GATEWAY_CPU });
     apps.push(router);
-    const metering = await startApp('metering', {
-      env,
-      cpus: GATEWAY_CPU,
-      // As deployed (deploy/k8s): see "Metering" in docs/performance.md.
-      nodeFlags: [
-        '--max-semi-space-size=64',
-        ...(METERING_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${METERING_PROFILE_DIR}`] : []),
-      ],
-    });
+    const metering = await startDeployedMetering(env, GATEWAY_CPU, [
+      ...METERING_NODE_FLAGS,
+      ...(METERING_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${METERING_PROFILE_DIR}`] : []),
+    ]);
     apps.push(metering);
-    const edge = await startApp('edge', {
-      env,
-      cpus: GATEWAY_CPU,
-      readyPath: '/readyz',
-      nodeFlags: EDGE_NODE_FLAGS,
-    });
+    const edge = await startDeployedEdge(env, GATEWAY_CPU, EDGE_FLAGS);
     apps.push(edge);
     await waitFor(
       async () => {

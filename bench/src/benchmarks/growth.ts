@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { SecretCipher } from '@switchyard/security';
-import { freePort, query, startApp, waitFor, type AppProcess } from '@switchyard/testing';
+import { query, startApp, type AppProcess } from '@switchyard/testing';
 import { Agent, request } from 'undici';
+import { startDeployedEdge, startDeployedMetering } from '../lib/deployed.js';
 import { edgeRouting } from '../lib/edge-turns.js';
 import { benchEnvironment } from '../lib/environment.js';
+import { startFloor } from '../lib/floors.js';
 import { cpuSeconds, load, peakMemoryMiB, type LoadResult } from '../lib/measure.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
@@ -68,7 +69,6 @@ const TOKEN_ROUNDS = 5;
 const TOKEN_CONNECTIONS = 64;
 const SHORT_REPLY = 'A short answer.';
 const LIMITS = { quota: 1_000_000_000_000, rateLimit: 100_000_000 };
-const BARE_PROXY = fileURLToPath(new URL('../lib/bare-proxy.js', import.meta.url));
 
 function chatBody(promptBytes: number): string {
   const sentence = 'The quick brown fox jumps over the lazy dog, and then it rests. ';
@@ -198,25 +198,6 @@ async function resetPeakMemory(pid: number): Promise<void> {
   await writeFile(`/proc/${pid}/clear_refs`, '5');
 }
 
-/** The floor, pinned as the edge is, passing requests through to the mock. */
-async function startFloor(upstreamUrl: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn('taskset', ['-c', GATEWAY_CPU, process.execPath, BARE_PROXY], {
-    env: { ...process.env, UPSTREAM_URL: upstreamUrl, PORT: String(port), FLOOR_CLIENT: 'pipe' },
-    stdio: 'ignore',
-  });
-  await waitFor(
-    () =>
-      fetch(url, { method: 'POST' }).then(
-        () => true,
-        () => undefined,
-      ),
-    { timeoutMs: 10_000, what: 'the floor listening' },
-  );
-  return { url, child };
-}
-
 /**
  * Bulk token number `n`: `sk-` and 48 letters and digits, as `generateGatewayToken` shapes
  * them; `seedBulkTokens` builds the same in SQL.
@@ -295,19 +276,8 @@ async function main(): Promise<void> {
     });
     const token = await seedToken(bench.databaseUrl, { name: 'limited', limits: LIMITS });
     apps.push(await startApp('router', { env, cpus: GATEWAY_CPU }));
-    apps.push(
-      await startApp('metering', {
-        env,
-        cpus: GATEWAY_CPU,
-        nodeFlags: ['--max-semi-space-size=64'],
-      }),
-    );
-    const edge = await startApp('edge', {
-      env,
-      cpus: GATEWAY_CPU,
-      readyPath: '/readyz',
-      nodeFlags: ['--max-semi-space-size=16', '--heap-growing-percent=100'],
-    });
+    apps.push(await startDeployedMetering(env, GATEWAY_CPU));
+    const edge = await startDeployedEdge(env, GATEWAY_CPU);
     apps.push(edge);
     await edgeRouting(edge, token, 'edge routing');
     const url = `${edge.url}/v1/chat/completions`;
@@ -341,7 +311,7 @@ async function main(): Promise<void> {
       }
     }
     if (CURVES.has('connections')) {
-      const floorServer = await startFloor(mock.url);
+      const floorServer = await startFloor('floor-pipe', mock.url, GATEWAY_CPU);
       floor = floorServer.child;
       lines.push(
         '',

@@ -14,6 +14,7 @@ import {
   type AppProcess,
 } from '@switchyard/testing';
 import { Redis } from 'ioredis';
+import { METERING_NODE_FLAGS } from '../lib/deployed.js';
 import { cpuSeconds, peakMemoryMiB } from '../lib/measure.js';
 
 // Metering benchmark: the built metering app (apps/metering/dist/main.js) runs as its own
@@ -39,8 +40,6 @@ const { values } = parseArgs({
   },
 });
 
-/** As the Kubernetes Deployment and the launcher start the worker. */
-const METERING_NODE_FLAGS = ['--max-semi-space-size=64'];
 const RECORDS = Number(values.records);
 const BATCH = Number(values.batch);
 const IN_FLIGHT = Number(values['in-flight']);
@@ -168,7 +167,7 @@ async function main(): Promise<void> {
       env: { DATABASE_URL: database.url, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...APP_ENV },
       readyPath: '/readyz',
       timeoutMs: 60_000,
-      nodeFlags: METERING_NODE_FLAGS,
+      nodeFlags: [...METERING_NODE_FLAGS],
     });
     const metricsUrl = `${app.url}/metrics`;
     await sleep(1_000);

@@ -1,6 +1,7 @@
 import { generateGatewayToken, SecretCipher, sha256Hex } from '@switchyard/security';
 import { query, startApp, waitFor, type AppProcess } from '@switchyard/testing';
 import { Redis } from 'ioredis';
+import { startDeployedEdge } from '../lib/deployed.js';
 import { chatBody, edgesInTurns } from '../lib/edge-turns.js';
 import { benchEnvironment, type BenchEnvironment } from '../lib/environment.js';
 import { cpuSeconds, load, residentMemoryMiB } from '../lib/measure.js';
@@ -144,12 +145,7 @@ async function startCase(count: number, mockUrl: string) {
     apps.push(router);
     await first;
     apps.push(await startApp('metering', { env: bench.env, cpus: GATEWAY_CPU }));
-    const edge = await startApp('edge', {
-      env: bench.env,
-      cpus: GATEWAY_CPU,
-      readyPath: '/readyz',
-      nodeFlags: ['--max-semi-space-size=16', '--heap-growing-percent=100'],
-    });
+    const edge = await startDeployedEdge(bench.env, GATEWAY_CPU);
     apps.push(edge);
     const url = `${edge.url}/v1/chat/completions`;
     await waitFor(

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startApp, type AppProcess } from '@switchyard/testing';
 import { benchChannel, chatBody, edgeRouting } from '../lib/edge-turns.js';
+import { startDeployedEdge, startDeployedMetering } from '../lib/deployed.js';
 import { benchEnvironment } from '../lib/environment.js';
 import { FLOORS, startFloor, type RunningFloor } from '../lib/floors.js';
 import { cpuTimes, load } from '../lib/measure.js';
@@ -162,20 +163,8 @@ async function main(): Promise<void> {
     });
     const mockUrl = apps[0]!.url;
     apps.push(await startApp('router', { env: bench.env, cpus: GATEWAY_CPU }));
-    // As deployed (deploy/k8s), and as the gateway benchmark starts them.
-    apps.push(
-      await startApp('metering', {
-        env: bench.env,
-        cpus: GATEWAY_CPU,
-        nodeFlags: ['--max-semi-space-size=64'],
-      }),
-    );
-    const edge = await startApp('edge', {
-      env: bench.env,
-      cpus: GATEWAY_CPU,
-      readyPath: '/readyz',
-      nodeFlags: ['--max-semi-space-size=16', '--heap-growing-percent=100'],
-    });
+    apps.push(await startDeployedMetering(bench.env, GATEWAY_CPU));
+    const edge = await startDeployedEdge(bench.env, GATEWAY_CPU);
     apps.push(edge);
     await edgeRouting(edge, token, 'edge routing');
     const targets: Target[] = [];

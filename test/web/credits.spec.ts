@@ -270,6 +270,9 @@ describe('credits in the chat web app', () => {
       .selectOption({ label: 'Gold: 400 credits a month' });
     await assign.getByRole('button', { name: 'Save plan' }).click();
     await adminPage.getByText(`${user.username} is on the plan Gold`).waitFor();
+    // The list says who is on which plan.
+    const listed = adminPage.getByRole('table', { name: /^Users/ }).getByRole('row');
+    await listed.filter({ hasText: user.username }).getByRole('cell', { name: 'Gold' }).waitFor();
     await adminPage.getByRole('button', { name: `Plan of ${user.username}` }).click();
     await assign.getByText(/^On Gold; next top-up/).waitFor();
     await screenshot(adminPage, SCREENSHOTS, 'admin-user-plan');

@@ -596,6 +596,15 @@ describe('chat credits', () => {
       );
       const [entry] = await ledgerOf(user.token);
       expect(entry).toMatchObject({ kind: 'plan', amount: 50 });
+      // The users list says which plan each user is on.
+      const users = await chat.api
+        .get('/api/admin/users')
+        .query({ search: user.username })
+        .set(admin)
+        .expect(200);
+      expect(users.body.items).toEqual([
+        expect.objectContaining({ id: user.id, plan: { id: plan.id, name: 'Silver' } }),
+      ]);
       await chat.api
         .get(`/api/admin/users/${user.id}/credit-plan`)
         .set(bearer(user.token))

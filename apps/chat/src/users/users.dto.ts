@@ -47,10 +47,21 @@ export class UsageResponse {
   @ApiProperty() totalTokens!: number;
 }
 
+export class UserPlanResponse {
+  @ApiProperty() id!: number;
+  @ApiProperty() name!: string;
+}
+
 export class AdminUserResponse extends UserProfileResponse {
   @ApiProperty() disabled!: boolean;
   @ApiProperty({ type: UsageResponse }) usage!: UsageResponse;
   @ApiProperty({ description: 'Credit balance (docs/credits.md)' }) credits!: number;
+  @ApiProperty({
+    type: UserPlanResponse,
+    nullable: true,
+    description: 'The credit plan the user is on (docs/credits.md, "Plans"); null: none',
+  })
+  plan!: UserPlanResponse | null;
 }
 
 export class UserPageResponse extends PageOf(AdminUserResponse) {}

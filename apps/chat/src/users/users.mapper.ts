@@ -2,6 +2,7 @@ import { type ChatUser } from '@switchyard/db';
 import { type UserProfileResponse } from '../auth/auth.dto.js';
 import { type Principal } from '../auth/principal.js';
 import { type AdminUserResponse, type UsageResponse } from './users.dto.js';
+import { type ListedUser } from './users.repository.js';
 
 export function toUsage(user: ChatUser): UsageResponse {
   const promptTokens = Number(user.promptTokens);
@@ -25,12 +26,13 @@ export function toProfile(user: ChatUser): UserProfileResponse {
   };
 }
 
-export function toAdminUser(user: ChatUser): AdminUserResponse {
+export function toAdminUser(user: ListedUser): AdminUserResponse {
   return {
     ...toProfile(user),
     disabled: user.disabled,
     usage: toUsage(user),
     credits: user.credits,
+    plan: user.creditPlan?.plan ?? null,
   };
 }
 

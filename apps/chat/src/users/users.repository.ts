@@ -10,10 +10,17 @@ export interface NewUser {
   passwordHash: string;
 }
 
+/** A user as administrators list them: with the credit plan they are on, if any. */
+export type ListedUser = ChatUser & { creditPlan: { plan: { id: number; name: string } } | null };
+
 export interface UserPage {
-  rows: ChatUser[];
+  rows: ListedUser[];
   total: number;
 }
+
+const WITH_PLAN = {
+  creditPlan: { select: { plan: { select: { id: true, name: true } } } },
+} satisfies Prisma.ChatUserInclude;
 
 export interface UsageIncrement {
   promptTokens: number;
@@ -73,7 +80,13 @@ export class UsersRepository {
         }
       : {};
     const [rows, total] = await this.prisma.$transaction([
-      this.prisma.chatUser.findMany({ where, orderBy: { id: 'desc' }, skip, take }),
+      this.prisma.chatUser.findMany({
+        where,
+        orderBy: { id: 'desc' },
+        skip,
+        take,
+        include: WITH_PLAN,
+      }),
       this.prisma.chatUser.count({ where }),
     ]);
     return { rows, total };
@@ -82,7 +95,7 @@ export class UsersRepository {
   updateAccess(
     id: number,
     changes: { modelPermissions?: string[]; disabled?: boolean },
-  ): Promise<ChatUser> {
-    return this.prisma.chatUser.update({ where: { id }, data: changes });
+  ): Promise<ListedUser> {
+    return this.prisma.chatUser.update({ where: { id }, data: changes, include: WITH_PLAN });
   }
 }

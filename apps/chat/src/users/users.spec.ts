@@ -45,6 +45,7 @@ describe('admin: users', () => {
     expect(carol).toMatchObject({
       disabled: false,
       usage: { requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      plan: null,
     });
     expect(carol).not.toHaveProperty('passwordHash');
 

@@ -51,6 +51,7 @@ export function UsersPage() {
     { key: 'requests', header: 'Requests', render: (user) => count(user.usage.requests) },
     { key: 'tokens', header: 'Tokens', render: (user) => count(user.usage.totalTokens) },
     { key: 'credits', header: 'Credits', render: (user) => count(user.credits) },
+    { key: 'plan', header: 'Plan', render: (user) => user.plan?.name ?? '—' },
     {
       key: 'disabled',
       header: 'Disabled',

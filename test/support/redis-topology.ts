@@ -215,6 +215,10 @@ export class ClusterTopology extends Processes {
       const child = this.start('redis-server', [
         '--port',
         String(port),
+        // The cluster bus listens on its port + 10000 unless told: that may be an ephemeral
+        // port some outgoing connection holds. A free one is drawn for it as for the node.
+        '--cluster-port',
+        String(await freePort()),
         ...COMMON,
         '--dir',
         dir,

@@ -10,17 +10,17 @@ export interface NewUser {
   passwordHash: string;
 }
 
+const WITH_PLAN = {
+  creditPlan: { select: { plan: { select: { id: true, name: true } } } },
+} satisfies Prisma.ChatUserInclude;
+
 /** A user as administrators list them: with the credit plan they are on, if any. */
-export type ListedUser = ChatUser & { creditPlan: { plan: { id: number; name: string } } | null };
+export type ListedUser = Prisma.ChatUserGetPayload<{ include: typeof WITH_PLAN }>;
 
 export interface UserPage {
   rows: ListedUser[];
   total: number;
 }
-
-const WITH_PLAN = {
-  creditPlan: { select: { plan: { select: { id: true, name: true } } } },
-} satisfies Prisma.ChatUserInclude;
 
 export interface UsageIncrement {
   promptTokens: number;

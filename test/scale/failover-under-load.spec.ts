@@ -30,7 +30,7 @@ const BETWEEN_FAULTS = REQUESTS / 10;
 /** Each answer takes this long upstream, so the load outlasts every fault. */
 const UPSTREAM_LATENCY_MS = 40;
 /**
- * An edge hands usage to the queue in batches gathered for 10 ms (apps/edge, UsagePublisher):
+ * An edge hands usage to the queue in batches gathered for 50 ms (apps/edge, UsagePublisher):
  * a SIGKILL loses the records of what it answered just before (docs/reliability.md, "Limits
  * of what is shown"). Answers that ended this long before the kill may go unbilled; any
  * other must not. Generous, for a loaded machine's late timers.

@@ -15,15 +15,18 @@ import { Counter, Registry, recordFinishedSpan, tracingActive } from '@switchyar
 import { RequestMetrics } from './request-metrics.js';
 import { UsageSpool } from './usage-spool.js';
 
-// The usage of finished requests, for the metering worker. Records are gathered for a few
-// milliseconds (or until a batch is full) and added as one job: metering's cost per job is
-// then paid once per batch (docs/performance.md, "Metering"). Metering bills each request
-// id once, so a replay never bills twice. A batch counts as queued once a replica of the
-// queue's master has it too (when the master has one), since a master that dies before its
-// replica has a batch takes the batch with it. When Redis cannot take a batch, or no
-// replica acknowledges it in time, it is spooled to disk and replayed once Redis can.
+// The usage of finished requests, for the metering worker. Records are gathered for 50 ms
+// (or until a batch is full) and added as one job: BullMQ's cost per job, in the edge, in
+// Redis and in the worker, is then paid once per batch (docs/performance.md, "Usage
+// batches of 50 ms"). The price: an edge killed without warning loses the records of its
+// last 50 ms of answers (docs/reliability.md, "Limits of what is shown"). Metering bills
+// each request id once, so a replay never bills twice. A batch counts as queued once a
+// replica of the queue's master has it too (when the master has one), since a master that
+// dies before its replica has a batch takes the batch with it. When Redis cannot take a
+// batch, or no replica acknowledges it in time, it is spooled to disk and replayed once
+// Redis can.
 
-const FLUSH_AFTER_MS = 10;
+const FLUSH_AFTER_MS = 50;
 const REPLAY_EVERY_MS = 2_000;
 /** A replica acknowledges in a round trip; one that takes longer is behind or stuck. */
 const REPLICA_ACK_TIMEOUT_MS = 500;

@@ -380,6 +380,65 @@ describe('AccountLimiter (real Redis)', () => {
       await Promise.all([a.close(), b.close()]);
     });
 
+    it('renews a block running low before it runs out: one request asks, the rest go on locally', async () => {
+      // 16,000 a minute, tokens too: blocks of up to 256 requests, the account and the token.
+      const limiter = new AccountLimiter(redis);
+      const accounts = [account(109, { rpm: 16_000, tpm: 16_000_000 })];
+      const token = { id: 7_003, rateLimit: 16_000 };
+      const acquire = () =>
+        limiter.acquire({ requestId: nextId(), estimatedTokens: 10, token, accounts });
+      let admitted = 0;
+      let roundTrips = 0;
+      // 40 turns of 32 requests at once, 1,280 in all; the first two, before the demand
+      // is known, ask Redis for every request, and are not counted.
+      for (let turn = 0; turn < 40; turn += 1) {
+        const results = await Promise.all(Array.from({ length: 32 }, acquire));
+        for (const result of results) {
+          expect(result.kind).toBe('acquired');
+          if (result.kind !== 'acquired') continue;
+          admitted += 1;
+          if (result.roundTrip && turn >= 2) roundTrips += 1;
+        }
+        // Never more held ahead than a block: the log counts what was served and the spare.
+        const held = (await logSize(109)) - admitted;
+        expect(held).toBeGreaterThanOrEqual(0);
+        expect(held).toBeLessThanOrEqual(256);
+      }
+      // One a block, the account's and the token's renewed together (8 when written). Without
+      // renewal each block ran out with a turn's requests still to come, and every one of
+      // them asked Redis for itself: 160 round trips here.
+      expect(roundTrips).toBeLessThanOrEqual(24);
+      await limiter.close();
+      expect(await logSize(109)).toBe(admitted);
+      expect(await redis.zcard(`{lim}:t:${token.id}:rpm`)).toBe(admitted);
+    });
+
+    it('spends what it holds when the renewal finds no room left in Redis', async () => {
+      // 1,600 a minute: blocks of up to 100. A holds a block; B then takes all the room left.
+      const accounts = [account(110, { rpm: 1_600 })];
+      const a = new AccountLimiter(redis);
+      const b = new AccountLimiter(other);
+      const acquire = (replica: AccountLimiter) =>
+        replica.acquire({ requestId: nextId(), estimatedTokens: 1, accounts });
+      let admittedByA = 0;
+      for (let turn = 0; turn < 3; turn += 1) {
+        const results = await Promise.all(Array.from({ length: 16 }, () => acquire(a)));
+        admittedByA += results.filter((r) => r.kind === 'acquired').length;
+      }
+      expect(admittedByA).toBe(48);
+      const heldByA = (await logSize(110)) - admittedByA;
+      expect(heldByA).toBeGreaterThan(25);
+      let admittedByB = 0;
+      while ((await acquire(b)).kind === 'acquired') admittedByB += 1;
+      expect(await logSize(110)).toBe(1_600);
+      // A's renewals find no room: every unit A holds still serves a request, then no more.
+      let more = 0;
+      while ((await acquire(a)).kind === 'acquired') more += 1;
+      expect(more).toBe(heldByA);
+      expect(admittedByA + more + admittedByB).toBe(1_600);
+      await Promise.all([a.close(), b.close()]);
+    });
+
     it('gives everything back at shutdown', async () => {
       const limiter = new AccountLimiter(redis);
       const accounts = [account(106, { rpm: 16_000, tpm: 1_600_000, concurrency: 160 })];

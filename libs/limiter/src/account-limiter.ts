@@ -270,7 +270,6 @@ export class AccountLimiter {
     const now = request.now ?? Date.now();
     const estimate = request.estimatedTokens;
     const token = request.token && this.tokenAllowance(request.token);
-    const tokenHold = token?.hold(0, now) ?? null;
     const asked: { allowance: Allowance; wants: Wants }[] = [];
     let local: LocalAdmission | undefined;
     for (const [index, account] of request.accounts.entries()) {
@@ -279,15 +278,29 @@ export class AccountLimiter {
         break;
       }
       const allowance = this.accountAllowance(account);
+      // Its block runs low: the request asks Redis for itself and the next block, and keeps
+      // what it holds here for when Redis has no room left. Asked before the hold, which
+      // goes back when the script grants the request its own unit.
+      const renewal = allowance.renewing(estimate, now) ? allowance.wants(estimate, now) : null;
       const hold = allowance.hold(estimate, now);
       if (hold) {
         local = { index, keyId: account.keyId, allowance, hold };
+        if (renewal) asked.push({ allowance, wants: renewal });
         break;
       }
-      asked.push({ allowance, wants: allowance.wants(estimate, now) });
+      asked.push({ allowance, wants: renewal ?? allowance.wants(estimate, now) });
     }
+    // Every account asked is only renewed: what is held here covers the request. The token's
+    // block is renewed only then, so that a token with no room left in Redis leaves the
+    // request to what is held here, as an account with none does.
+    const coveredHere =
+      local !== undefined && asked.every(({ allowance }) => allowance === local?.allowance);
+    const tokenRenewal =
+      token && coveredHere && token.renewing(0, now) ? token.wants(0, now) : null;
+    const tokenHold = token?.hold(0, now) ?? null;
+    const tokenRenewing = tokenHold !== null && tokenRenewal !== null;
     if (token && tokenHold) token.admitted(now);
-    const tokenAsked = token && !tokenHold ? token.wants(0, now) : null;
+    const tokenAsked = token && !tokenHold ? (tokenRenewal ?? token.wants(0, now)) : tokenRenewal;
     if (tokenAsked === null && asked.length === 0) {
       if (!local) return { kind: 'saturated' };
       return this.admitLocally(local, now, false);
@@ -318,10 +331,13 @@ export class AccountLimiter {
         wants.slots,
       );
     }
+    // Only renewals asked: what is held here serves the request whatever Redis answers.
+    const renewalsOnly = coveredHere && (tokenAsked === null || tokenRenewing);
     let reply: AcquireReply;
     try {
       reply = await this.acquireScript.call(keys, args);
     } catch (error) {
+      if (renewalsOnly) return this.admitLocally(local!, now, true);
       this.unhold(local);
       throw error;
     } finally {
@@ -330,12 +346,15 @@ export class AccountLimiter {
     }
     const [index, retryAfterMs, tokenEntries, entries, tokens, slots] = reply;
     if (index === -1) {
+      if (tokenRenewing) return this.admitLocally(local!, now, true);
       this.unhold(local);
       return { kind: 'token_rate_limited', retryAfterMs };
     }
     if (tokenAsked) {
+      // A renewing request's unit is the script's first entry: the one held here goes back.
+      if (tokenRenewing) token!.unhold(tokenHold!);
       token!.install({ prefix, entries: tokenEntries, tokens: 0, slots: 0 }, 0, now);
-      token!.admitted(now);
+      if (!tokenRenewing) token!.admitted(now);
     }
     if (index === -2) {
       if (!local) return { kind: 'saturated' };

@@ -15,6 +15,8 @@ const SPARE_MAX = 256;
  * tokens, each rate limited, are the case (docs/performance.md, "Tokens").
  */
 const MIN_DEMAND = 4;
+/** A block is renewed once what is held falls to this share of what demand calls for. */
+const RENEW_AT = 1 / 4;
 
 export interface Limits {
   rpm: number | null;
@@ -147,37 +149,67 @@ export class Allowance {
   /** Spare units worth asking for along with the request in hand. */
   wants(estimate: number, now: number): Wants {
     this.waiting += 1;
-    // A request is admitted here only with a unit of every limit it has, so holding spares
-    // of one limit is waste (and keeps them from other replicas) when another limit is too
-    // small to have any.
+    const ahead = this.aheadOfDemand(estimate, now);
+    if (!ahead) return { entries: 0, tokens: 0, slots: 0 };
+    const { concurrency } = this.limits;
+    const wants = {
+      entries: Math.max(0, ahead.entries - held(this.entryBlocks, now) - this.asked.entries),
+      tokens: Math.max(0, ahead.tokens - held(this.budgetBlocks, now) - this.asked.tokens),
+      // Slots follow the requests in flight here, not the rate.
+      slots:
+        concurrency === null
+          ? 0
+          : Math.max(
+              0,
+              Math.min(spareCap(concurrency), this.busySlots) -
+                this.freeSlots.length -
+                this.asked.slots,
+            ),
+    };
+    this.asked = add(this.asked, wants, 1);
+    return wants;
+  }
+
+  /**
+   * What this edge may hold ahead of its demand, entries and tokens: about a validity's
+   * worth of its recent admissions, capped at a share of each limit. Null when nothing is
+   * held ahead: a quiet account, a limit too small to spare, or one limit too small to
+   * have spares while another could (a request is admitted here only with a unit of every
+   * limit it has, so spares of one limit alone would be waste, kept from other replicas).
+   */
+  private aheadOfDemand(estimate: number, now: number): { entries: number; tokens: number } | null {
     const { rpm, tpm, concurrency } = this.limits;
     const spareable =
       (rpm === null || spareCap(rpm) >= 1) &&
       (tpm === null || spareCap(tpm, estimate) >= Math.max(estimate, 1)) &&
       (concurrency === null || spareCap(concurrency) >= 1);
     const rate = this.rate(now);
-    if (this.closed || !spareable || rate < MIN_DEMAND) return { entries: 0, tokens: 0, slots: 0 };
+    if (this.closed || !spareable || rate < MIN_DEMAND) return null;
     const spareRequests = Math.ceil((rate * this.timing.validityMs) / 1000);
-    const held = (blocks: { remaining: number; expiresAt: number }[]) =>
-      blocks.reduce((sum, b) => sum + (b.expiresAt > now ? b.remaining : 0), 0);
-    const spare = (limit: number | null, demand: number, have: number, unit = 1) =>
-      limit === null ? 0 : Math.max(0, Math.min(spareCap(limit, unit), demand) - have);
-    const wants = {
-      entries: spare(this.limits.rpm, spareRequests, held(this.entryBlocks) + this.asked.entries),
-      tokens: spare(
-        this.limits.tpm,
-        spareRequests * estimate,
-        held(this.budgetBlocks) + this.asked.tokens,
-        estimate,
-      ),
-      slots: spare(
-        this.limits.concurrency,
-        this.busySlots,
-        this.freeSlots.length + this.asked.slots,
-      ),
+    return {
+      entries: rpm === null ? 0 : Math.min(spareCap(rpm), spareRequests),
+      tokens: tpm === null ? 0 : Math.min(spareCap(tpm, estimate), spareRequests * estimate),
     };
-    this.asked = add(this.asked, wants, 1);
-    return wants;
+  }
+
+  /**
+   * Whether a request held here should also ask Redis for the next block: what is held of
+   * the requests or the tokens has fallen to a quarter of what demand calls for, and no
+   * request is asking already. The rest then carries the requests that come until the next
+   * block is here; without it every request of those turns would ask Redis for itself
+   * (docs/architecture.md, "Account limits").
+   */
+  renewing(estimate: number, now: number): boolean {
+    if (this.waiting > 0) return false;
+    const ahead = this.aheadOfDemand(estimate, now);
+    if (!ahead) return false;
+    const low = (have: number, wanted: number) => have > 0 && have <= wanted * RENEW_AT;
+    return (
+      (this.limits.rpm !== null && low(held(this.entryBlocks, now), ahead.entries)) ||
+      (this.limits.tpm !== null &&
+        held(this.budgetBlocks, now) >= estimate &&
+        low(held(this.budgetBlocks, now), ahead.tokens))
+    );
   }
 
   /** The script answered (granted or not): the spare asked is no longer in flight. */
@@ -316,6 +348,11 @@ export class Allowance {
     block.remaining = 0;
     return [{ kind: 'tokens', key: this.keys.tpm, second: block.second, delta }];
   }
+}
+
+/** The units of the blocks still valid. */
+function held(blocks: { remaining: number; expiresAt: number }[], now: number): number {
+  return blocks.reduce((sum, b) => sum + (b.expiresAt > now ? b.remaining : 0), 0);
 }
 
 /** Units an edge may hold beyond the request in hand: a small share of the limit. */

@@ -50,23 +50,24 @@ describe('SpendBlocks (real Redis)', () => {
     const charge: Charge = { account, limit: 1_000_000, amount: 100 };
     const results = await inARow(blocks, 'r', charge, 12);
     // Three requests a second are not worth a block; the fourth takes one of its demand
-    // (four requests) beside its own hold, and the fifth to eighth are carved from it. The
-    // ninth finds it spent and takes the next beside its own, of nine.
+    // (four requests) beside its own hold, and the fifth to seventh are carved from it. The
+    // eighth finds a quarter of it left and renews it: it holds on its own with the next
+    // block beside it (of eight), which takes the first's place and carves the rest.
     const carvedFrom = results.map((r) =>
       r.kind === 'held' ? (r.carved?.block ?? null) : 'refused',
     );
-    const [first, second] = [carvedFrom[4], carvedFrom[9]];
+    const [first, second] = [carvedFrom[4], carvedFrom[8]];
     expect(carvedFrom).toEqual([
       ...[null, null, null, null],
-      ...[first, first, first, first],
+      ...[first, first, first],
       null,
-      ...[second, second, second],
+      ...[second, second, second, second],
     ]);
     expect(first).not.toEqual(second);
     expect(results.every((r) => r.kind === 'held' && r.holds[0] === 100)).toBe(true);
-    // Five holds of their own, the first block (spent, its carves not settled yet) and the
-    // second whole.
-    expect(await held(account)).toBe(5 * 100 + 400 + 900);
+    // Five holds of their own, the first block less the rest it gave back (its three carves
+    // not settled yet) and the second whole.
+    expect(await held(account)).toBe(5 * 100 + 300 + 800);
   });
 
   it('never holds past the limit, however many reserve at once from two replicas', async () => {
@@ -205,6 +206,56 @@ describe('SpendBlocks (real Redis)', () => {
     expect(await held(account)).toBe(4 * 10 + 10);
     await blocks.release('f5', [account], second!);
     expect(await held(account)).toBe(4 * 10);
+  });
+
+  it('renews a block running low before it runs out: one request holds alone, the rest are carved', async () => {
+    const account = nextAccount();
+    const blocks = blocksOn(ledger);
+    const charge: Charge = { account, limit: 1_000_000_000, amount: 100 };
+    let alone = 0;
+    let requests = 0;
+    // 40 turns of 32 requests at once; the first two, before the demand is known, hold
+    // alone and are not counted.
+    for (let turn = 0; turn < 40; turn += 1) {
+      const results = await Promise.all(
+        Array.from({ length: 32 }, (_, i) => blocks.reserve(`n${turn}-${i}`, [charge], seedOf(0))),
+      );
+      expect(results.every((r) => r.kind === 'held' && r.holds[0] === 100)).toBe(true);
+      requests += results.length;
+      if (turn >= 2) alone += results.filter((r) => r.kind === 'held' && !r.carved).length;
+    }
+    expect(requests).toBe(1_280);
+    // About one a block (10 when written). Without renewal each block ran out with a
+    // turn's requests still to come, and every one of them held alone: over a hundred here.
+    expect(alone).toBeLessThanOrEqual(20);
+  });
+
+  it('carves from the rest when the renewal finds no room left in the ledger', async () => {
+    const account = nextAccount();
+    const [a, b] = [blocksOn(new SpendLedger(redis)), blocksOn(new SpendLedger(other))];
+    const limit = 100_000;
+    const charge: Charge = { account, limit, amount: 100 };
+    // A takes a block of its demand (sixteen requests) and carves from it.
+    const first = await inARow(a, 'a', charge, 16);
+    const carved = first.filter((r) => r.kind === 'held' && r.carved).length;
+    expect(carved).toBeGreaterThan(0);
+    // The ledger holds A's requests held alone, its carves and its block's rest.
+    const rest = (await held(account)) - first.length * 100;
+    expect(rest).toBeGreaterThan(0);
+    // B takes the rest of the room.
+    let byB = 0;
+    while ((await b.reserve(`b${byB}`, [charge], seedOf(0))).kind === 'held') byB += 1;
+    // A's renewal is refused: its requests are carved from what its block has left, then refused.
+    const more: BlockReserveResult[] = [];
+    for (let i = 0; ; i += 1) {
+      const result = await a.reserve(`a-more${i}`, [charge], seedOf(0));
+      if (result.kind !== 'held') break;
+      expect(result.carved).toBeDefined();
+      more.push(result);
+    }
+    expect(more.length * 100).toBe(rest);
+    expect(granted([...first, ...more]) + byB * 100).toBeLessThanOrEqual(limit);
+    expect(await held(account)).toBeLessThanOrEqual(limit);
   });
 
   it('takes a block of at most a sixteenth of the room left, and none near the limit', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   BLOCK_VALIDITY_MS,
   type Charge,
+  type ReserveResult,
   type SeedReader,
   type Settlement,
   type SpendLedger,
@@ -24,6 +25,12 @@ const SPARE_MAX_REQUESTS = 256;
  * would cost a write to give back for each write it saved.
  */
 const MIN_DEMAND = 4;
+/**
+ * A block is renewed once its rest falls to this share of it: the request in hand holds in
+ * the ledger with the next block beside it, while the rest carries the requests that come
+ * meanwhile, which would otherwise each hold in the ledger on their own.
+ */
+const RENEW_AT = 1 / 4;
 /** How often ended blocks are given back and idle accounts forgotten. */
 const SWEEP_MS = 250;
 
@@ -40,6 +47,7 @@ export type BlockReserveResult =
 
 interface Block {
   id: string;
+  size: number;
   remaining: number;
   expiresAt: number;
 }
@@ -102,39 +110,78 @@ export class SpendBlocks {
     payers.charges = charges;
     countDemand(payers, now);
     const block = payers.block;
-    if (block && block.expiresAt > now && block.remaining >= amount) {
-      block.remaining -= amount;
-      return {
-        kind: 'held',
-        holds: charges.map(() => amount),
-        carved: { block: block.id, amount },
-      };
-    }
-    // Given back before the reservation below, on the same connection, so Redis counts
-    // the rest as free when it weighs this request.
-    if (block) this.retire(payers);
+    const covers = block !== null && block.expiresAt > now && block.remaining >= amount;
     const spare = payers.asking ? 0 : spareFor(payers, amount);
-    if (spare < amount) return this.ledger.reserve(requestId, charges, seed, now);
+    // Carved from the block while it covers the request, until its rest runs low: then the
+    // request in hand asks for the next block, and the rest carries the requests that come
+    // meanwhile, which would otherwise each hold in the ledger on their own.
+    const renewing = covers && spare >= amount && block.remaining <= block.size * RENEW_AT;
+    if (covers && !renewing) return carve(block, charges, amount);
+    if (!renewing) {
+      // Given back before the reservation below, on the same connection, so Redis counts
+      // the rest as free when it weighs this request.
+      if (block) this.retire(payers);
+      if (spare < amount) return this.ledger.reserve(requestId, charges, seed, now);
+    }
+    // A renewal the ledger refused or held in part, or Redis did not answer: the request is
+    // carved from the rest, as it would have been.
+    const fallBack = () =>
+      renewing && payers.block === block && block.remaining >= amount
+        ? carve(block, charges, amount)
+        : null;
     const id = `${this.owner}:${(this.sequence += 1)}`;
     payers.asking = true;
+    let result: ReserveResult;
     try {
-      const result = await this.ledger.reserve(requestId, charges, seed, now, {
+      result = await this.ledger.reserve(requestId, charges, seed, now, {
         id,
         spare,
         minimum: amount,
       });
-      if (result.kind === 'held' && result.block !== undefined && result.block > 0) {
-        // Asked before the accounts were forgotten (a reset, shutdown): not used, given back.
-        if (this.payers.get(key) !== payers) {
-          this.giveBack(charges, id, result.block);
-        } else {
-          payers.block = { id, remaining: result.block, expiresAt: now + BLOCK_VALIDITY_MS };
-        }
-      }
-      return result.kind === 'held' ? { kind: 'held', holds: result.holds } : result;
+    } catch (error) {
+      const carved = fallBack();
+      if (carved) return carved;
+      throw error;
     } finally {
       payers.asking = false;
     }
+    if (result.kind === 'refused') return fallBack() ?? result;
+    // A renewal held in part (the room is nearly spent): the rest covers it whole instead.
+    if (renewing && result.holds.some((held) => held < amount)) {
+      const carved = fallBack();
+      if (carved) {
+        // Should Redis not take it, the hold expires as an edge's that died does.
+        await this.ledger
+          .release(
+            requestId,
+            charges.map((charge) => charge.account),
+          )
+          .catch(() => undefined);
+        return carved;
+      }
+    }
+    if (result.block !== undefined && result.block > 0) {
+      this.install(key, payers, charges, id, result.block, now);
+    }
+    return { kind: 'held', holds: result.holds };
+  }
+
+  /** A block the ledger granted: this replica's, in place of the one before (its rest goes back). */
+  private install(
+    key: string,
+    payers: Payers,
+    charges: Charge[],
+    id: string,
+    size: number,
+    now: number,
+  ): void {
+    // Asked before the accounts were forgotten (a reset, shutdown): not used, given back.
+    if (this.payers.get(key) !== payers) {
+      this.giveBack(charges, id, size);
+      return;
+    }
+    this.retire(payers);
+    payers.block = { id, size, remaining: size, expiresAt: now + BLOCK_VALIDITY_MS };
   }
 
   /**
@@ -215,6 +262,11 @@ function restOf(charges: Charge[], block: string, amount: number): Settlement[] 
     requestIds: [],
     carves: [{ block, amount, requestId: null }],
   }));
+}
+
+function carve(block: Block, charges: Charge[], amount: number): BlockReserveResult {
+  block.remaining -= amount;
+  return { kind: 'held', holds: charges.map(() => amount), carved: { block: block.id, amount } };
 }
 
 function countDemand(payers: Payers, now: number): void {

@@ -352,7 +352,7 @@ export class AccountLimiter {
     }
     if (tokenAsked) {
       // A renewing request's unit is the script's first entry: the one held here goes back.
-      if (tokenRenewing) token!.unhold(tokenHold!);
+      if (tokenRenewing) token!.unhold(tokenHold);
       token!.install({ prefix, entries: tokenEntries, tokens: 0, slots: 0 }, 0, now);
       if (!tokenRenewing) token!.admitted(now);
     }

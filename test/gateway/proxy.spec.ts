@@ -1,3 +1,4 @@
+import { Agent, request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { waitFor } from '@switchyard/testing';
 import { freshAccount, Stack, uniqueName, STACK_START_TIMEOUT_MS } from '../support/stack.js';
@@ -178,6 +179,52 @@ describe('gateway: the OpenAI-compatible API', () => {
     expect(all).toEqual(expect.arrayContaining([model, 'alias-model']));
     expect(all).not.toContain('gizmo-*');
     expect((await stack.client(limited.key).models.list()).data.map((m) => m.id)).toEqual([model]);
+  });
+
+  it('knows each request of one keep-alive connection by its own token', async () => {
+    // A connection's token is hashed once, not once a request: a connection that changes
+    // tokens (a proxy's, shared by its clients) must never be taken for the last one's.
+    // Another token, for another model only: taken for the first, it would be answered.
+    const other = await stack.createToken({ models: ['some-other-model'] });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ask = (key: string) =>
+      new Promise<{ status: number; port: number; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
+        const sent = httpRequest(
+          `${stack.edge.url}/v1/chat/completions`,
+          {
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          },
+          (response) => {
+            // Read now: once the answer has ended, the socket goes back to the agent.
+            const port = response.socket.localPort!;
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode!, port, body: text }));
+          },
+        );
+        sent.on('error', reject);
+        sent.end(body);
+      });
+    try {
+      const answers = [
+        await ask(token.key),
+        await ask(`${token.key.slice(0, -1)}x`),
+        await ask(token.key),
+        await ask(other.key),
+        await ask('sk-not-issued-here'),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([200, 401, 200, 403, 401]);
+      expect(JSON.parse(answers[1]!.body)).toMatchObject({ error: { code: 'invalid_api_key' } });
+      expect(JSON.parse(answers[3]!.body)).toMatchObject({ error: { code: 'model_not_allowed' } });
+      // One connection throughout: each answer came on the first one's socket.
+      expect(new Set(answers.map((a) => a.port)).size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers every response with an x-request-id', async () => {

@@ -75,6 +75,7 @@ export class ProxyService implements OnApplicationShutdown {
       api.credential(request.headers, request),
       request.ip,
       requestedAt,
+      request.raw.socket,
     );
     const exchange: Exchange = {
       request,

@@ -146,9 +146,19 @@ describe('summarizeJson', () => {
     ).toEqual({
       usage: { promptTokens: 3, completionTokens: 4 },
       model: 'm',
-      completionText: 'hi',
+      // Read only when no usage came: metering counts it then.
+      completionText: '',
       items: 0,
     });
+    expect(
+      summarizeJson(
+        Buffer.from(
+          JSON.stringify({
+            choices: [{ message: { content: 'hi' } }, null, { message: { content: ' there' } }],
+          }),
+        ),
+      )?.completionText,
+    ).toBe('hi there');
     expect(
       summarizeJson(Buffer.from(JSON.stringify({ usage: { prompt_tokens: 5, total_tokens: 5 } })))
         ?.usage,

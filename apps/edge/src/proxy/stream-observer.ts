@@ -186,6 +186,7 @@ function usageOf(chunk: Partial<ChatCompletionChunk> | null): ReportedUsage | nu
 export interface JsonSummary {
   usage: ReportedUsage | null;
   model: string | null;
+  /** What the model wrote, for metering to count; read only when no usage came. */
   completionText: string;
   /** Items in `data` (images of an image generation; embeddings otherwise). */
   items: number;
@@ -222,9 +223,10 @@ export function summarizeJson(body: Buffer): JsonSummary | null {
           ...cachedOf(reported),
         }
       : null;
-  const choices = Array.isArray(json.choices)
-    ? (json.choices as ({ message?: { content?: unknown } } | null)[])
-    : [];
+  const choices =
+    !usage && Array.isArray(json.choices)
+      ? (json.choices as ({ message?: { content?: unknown } } | null)[])
+      : [];
   const completionText = choices
     .map((c) => (typeof c?.message?.content === 'string' ? c.message.content : ''))
     .join('');

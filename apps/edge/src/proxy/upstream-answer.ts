@@ -78,6 +78,10 @@ async function firstChunk(
   chunks: AsyncIterator<Buffer>,
   waitMs: number,
 ): Promise<IteratorResult<Buffer>> {
+  // Most answers' first bytes come in with their headers and are read already: nothing to
+  // wait for, so no timer to set and clear (docs/performance.md, "A token hashed once a
+  // connection").
+  if (response.body.readableLength > 0) return chunks.next();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {

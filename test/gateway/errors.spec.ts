@@ -211,6 +211,14 @@ describe('gateway: errors', () => {
       type: 'error',
       error: { type: 'invalid_request_error' },
     });
+    // Gemini's, whose model is a part of the path.
+    const gemini = await fetch(`${stack.edge.url}/v1beta/models/%E0%A4%A:generateContent`, {
+      method: 'POST',
+    });
+    expect(gemini.status).toBe(400);
+    expect(await gemini.json()).toMatchObject({
+      error: { code: 400, status: 'INVALID_ARGUMENT' },
+    });
   });
 
   it('404 model_not_found naming the model and the group for a model no channel serves', async () => {

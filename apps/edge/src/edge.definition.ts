@@ -5,9 +5,9 @@ import { type ServiceDefinition } from '@switchyard/service';
 import { limitAdminBodies } from './admin-proxy/admin-proxy.module.js';
 import { dashboardDirectory, serveDashboard } from './dashboard/dashboard-site.js';
 import { TokenDirectory } from './auth/token-directory.js';
+import { FrontDoor } from './proxy/front-door.js';
 import { acceptRawBodies } from './proxy/raw-body.js';
 import { EdgeModule } from './edge.module.js';
-import { ROUTE_BODY_LIMITS } from './front-apis/registry.js';
 import { replyWithError } from './errors/openai-exception.filter.js';
 
 /** How the edge is built: `main.ts` starts it; a spec may build it with `createService`. */
@@ -18,14 +18,14 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
   port: (env) => env.EDGE_PORT,
   opsPort: (env) => env.EDGE_OPS_PORT,
   bodyLimit: (env) => env.MAX_BODY_BYTES,
-  // Audio uploads may be larger than the default: 25 MB, as OpenAI takes.
-  routeBodyLimits: ROUTE_BODY_LIMITS,
   trustProxy: (env) => env.TRUSTED_PROXIES,
   acceptRequestIds: false,
   requestContext: false,
   logSuccessfulRequests: false,
   bodyParser: false,
   replyToRefusal: replyWithError,
+  // The forwarded /v1 routes, served ahead of Fastify (proxy/front-door.ts).
+  frontDoor: (app, hooks) => app.get(FrontDoor).servedHere(hooks),
   bus: {
     connection: busConnectionOf,
     requiredHandlers: [
@@ -44,7 +44,7 @@ export const edgeDefinition: ServiceDefinition<EdgeEnv> = {
   configure: async (app, env, logger) => {
     acceptRawBodies(app);
     limitAdminBodies(app.getHttpAdapter().getInstance());
-    // The forwarded /v1 routes are Fastify's own (proxy.routes.ts): their failures land here.
+    // Failures of the routes Fastify serves (the models lists, stored responses, `/api`).
     app
       .getHttpAdapter()
       .getInstance()

@@ -30,9 +30,12 @@ export class EdgeModule {
         HealthModule.register([SqlReadiness, RedisReadiness]),
         ProxyModule.forRoot(
           {
-            maxAttempts: env.FAILOVER_ATTEMPTS,
-            timeBudgetMs: env.FAILOVER_TIME_BUDGET_MS,
-            firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+            failover: {
+              maxAttempts: env.FAILOVER_ATTEMPTS,
+              timeBudgetMs: env.FAILOVER_TIME_BUDGET_MS,
+              firstByteMs: env.UPSTREAM_FIRST_BYTE_TIMEOUT_MS,
+            },
+            frontDoor: { bodyLimit: env.MAX_BODY_BYTES, trustedProxies: env.TRUSTED_PROXIES },
           },
           [
             routing,

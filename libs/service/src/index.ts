@@ -9,6 +9,9 @@ export {
 export {
   createService,
   startService,
+  type FinishedRequest,
+  type FrontDoor,
+  type FrontDoorHooks,
   type RunningService,
   type ServiceDefinition,
 } from './start-service.js';
@@ -31,3 +34,4 @@ export {
   type StaticSiteOptions,
 } from './static-site.js';
 export { isHostAndPort, isWebProtocol } from './forwarded.js';
+export { bodyLeftUnread, drainUnreadBodyOf } from './unread-body.js';

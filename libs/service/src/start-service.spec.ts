@@ -292,3 +292,64 @@ describe('the access log', () => {
     expect(await requestsLogged(false)).toEqual([{ route: '/things/missing', status: 404 }]);
   });
 });
+
+describe('a front door', () => {
+  it('serves its own requests ahead of Fastify, with their metrics and access log, and passes the rest', async () => {
+    const lines: string[] = [];
+    let shuttingDown: (() => boolean) | undefined;
+    const app = await createService(
+      {
+        name: 'web',
+        environment: BaseEnv,
+        module: () => ThingsModule.forRoot(),
+        port: () => 0,
+        frontDoor: (_app, hooks) => {
+          shuttingDown = hooks.shuttingDown;
+          return (incoming, response) => {
+            if (incoming.url !== '/door') return false;
+            const startedAt = performance.now();
+            response.once('finish', () =>
+              hooks.finished({
+                id: 'door-1',
+                method: incoming.method ?? 'GET',
+                route: '/door',
+                status: response.statusCode,
+                elapsedMs: performance.now() - startedAt,
+                raw: incoming,
+              }),
+            );
+            response.writeHead(418, { 'content-type': 'text/plain' }).end('through the door');
+            return true;
+          };
+        },
+      },
+      loadEnvironment(BaseEnv, {}),
+      createLogger({
+        service: 'things',
+        level: 'info',
+        destination: { write: (line: string) => void lines.push(line) },
+      }),
+    );
+    try {
+      const door = await request(app.getHttpServer()).get('/door').expect(418);
+      expect(door.text).toBe('through the door');
+      // Fastify's hooks never saw it: no request id of theirs.
+      expect(door.headers['x-request-id']).toBeUndefined();
+      await request(app.getHttpServer()).post('/things').send({ name: 'a', size: 1 }).expect(201);
+      expect(shuttingDown?.()).toBe(false);
+      const metrics = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
+      expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/door"[^}]*status="418"[^}]*\} 1/);
+      expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/things"[^}]*status="201"[^}]*\} 1/);
+    } finally {
+      await app.close();
+    }
+    const logged = lines
+      .map((line) => JSON.parse(line) as { message: string; route: string; status: number })
+      .filter((entry) => entry.message === 'request')
+      .map(({ route, status }) => ({ route, status }));
+    expect(logged).toEqual([
+      { route: '/door', status: 418 },
+      { route: '/things', status: 201 },
+    ]);
+  });
+});

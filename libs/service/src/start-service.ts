@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -29,13 +34,42 @@ import {
   type Logger,
 } from '@switchyard/observability';
 import { stopTracing } from '@switchyard/observability/tracing';
-import { type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerFactoryHandler,
+} from 'fastify';
 import { toApiError } from './api-errors.js';
 import { parseJsonBodies } from './json-body.js';
 import { drainUnreadBodies } from './unread-body.js';
 
 // How every Switchyard service starts and stops: validated environment, JSON logs,
 // request ids, metrics, Fastify, optional Redis transport, graceful shutdown.
+
+/**
+ * Serves a request on Node's HTTP server itself, before Fastify routes it: true when it took
+ * the request, false to leave it to Fastify.
+ */
+export type FrontDoor = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** A request whose response has finished, as the metrics and the access log see it. */
+export interface FinishedRequest {
+  id: string;
+  method: string;
+  /** The route's pattern, not its URL: the metrics' label. */
+  route: string;
+  status: number;
+  elapsedMs: number;
+  raw: IncomingMessage;
+}
+
+/** What a front door is given of the service: what Fastify's hooks do for its own routes. */
+export interface FrontDoorHooks {
+  /** Records a finished request: its metrics and its access-log line. */
+  finished: (request: FinishedRequest) => void;
+  /** True once the service is shutting down: a new request gets a 503. */
+  shuttingDown: () => boolean;
+}
 
 export interface ServiceDefinition<E extends BaseEnv> {
   name: AppName;
@@ -98,6 +132,13 @@ export interface ServiceDefinition<E extends BaseEnv> {
    * admin API's shape.
    */
   replyToRefusal?: (error: Error, request: FastifyRequest, reply: FastifyReply) => void;
+  /**
+   * Routes served ahead of Fastify, without its routing, hooks or reply (the edge's forwarded
+   * routes: docs/architecture.md, "The front door"), built once the app is ready; until then
+   * every request goes to Fastify. What Fastify's hooks do for its routes (the request id,
+   * the metrics, the access log, the body limit) is the front door's to do for its own.
+   */
+  frontDoor?: (app: NestFastifyApplication, hooks: FrontDoorHooks) => FrontDoor;
   /** App-specific HTTP set-up (error handlers, parsers, proxies) before the routes are ready. */
   configure?: (app: NestFastifyApplication, env: E, logger: Logger) => void | Promise<void>;
 }
@@ -123,7 +164,14 @@ export async function createService<E extends BaseEnv>(
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   const bodyLimit = definition.bodyLimit?.(env) ?? 1024 * 1024;
+  let frontDoor: FrontDoor | undefined;
   const adapter = new FastifyAdapter({
+    ...(definition.frontDoor
+      ? {
+          serverFactory: (handler: FastifyServerFactoryHandler, options: Record<string, unknown>) =>
+            serverBehind(handler, options, () => frontDoor),
+        }
+      : {}),
     bodyLimit,
     genReqId:
       definition.acceptRequestIds === false
@@ -161,10 +209,8 @@ export async function createService<E extends BaseEnv>(
         reply.header('content-type', METRICS_CONTENT_TYPE).send(await registry.metrics()),
       );
   }
-  installRequestHooks(app, logger, {
-    requestContext: definition.requestContext ?? true,
-    logSuccessfulRequests: definition.logSuccessfulRequests ?? true,
-  });
+  const finished = recordFinished(app, logger, definition.logSuccessfulRequests ?? true);
+  installRequestHooks(app, finished, definition.requestContext ?? true);
   await definition.configure?.(app, env, logger);
   if (definition.bus) {
     const server = new NamespacedRedisServer(definition.bus.connection(env), {
@@ -184,7 +230,28 @@ export async function createService<E extends BaseEnv>(
   }
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
+  const health = app.get(HealthService, { strict: false });
+  frontDoor = definition.frontDoor?.(app, { finished, shuttingDown: () => health.isShuttingDown });
   return app;
+}
+
+/**
+ * Node's HTTP server with a front door ahead of Fastify's handler, set up as Fastify sets up
+ * a server it makes itself.
+ */
+function serverBehind(
+  fastifyHandler: FastifyServerFactoryHandler,
+  options: Record<string, unknown>,
+  frontDoor: () => FrontDoor | undefined,
+): Server {
+  const server = createServer((request, response) => {
+    if (!frontDoor()?.(request, response)) fastifyHandler(request, response);
+  });
+  if (typeof options.keepAliveTimeout === 'number')
+    server.keepAliveTimeout = options.keepAliveTimeout;
+  if (typeof options.requestTimeout === 'number') server.requestTimeout = options.requestTimeout;
+  if (typeof options.connectionTimeout === 'number') server.setTimeout(options.connectionTimeout);
+  return server;
 }
 
 /**
@@ -257,15 +324,13 @@ export async function serveOperations(
 
 function installRequestHooks(
   app: NestFastifyApplication,
-  logger: Logger,
-  options: { requestContext: boolean; logSuccessfulRequests: boolean },
+  finished: FrontDoorHooks['finished'],
+  requestContext: boolean,
 ): void {
   const fastify = app.getHttpAdapter().getInstance();
-  const metrics = app.get(HttpMetrics, { strict: false });
-  const health = app.get(HealthService, { strict: false });
   // Probes and scrapes log nothing, so they never need (or switch on) a request context.
   const withContext = (request: { routeOptions: { url?: string } }) =>
-    options.requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
+    requestContext && !QUIET_ROUTES.has(request.routeOptions.url ?? '');
   const traced = tracingActive();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
@@ -281,27 +346,38 @@ function installRequestHooks(
     withContext(request) ? runWithRequestId(request.id, done) : done(),
   );
   fastify.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const seconds = reply.elapsedTime / 1000;
-    metrics.record(request.method, route, reply.statusCode, seconds);
+    finished({
+      id: request.id,
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      elapsedMs: reply.elapsedTime,
+      raw: request.raw,
+    });
+    done();
+  });
+}
+
+function recordFinished(
+  app: NestFastifyApplication,
+  logger: Logger,
+  logSuccessfulRequests: boolean,
+): FrontDoorHooks['finished'] {
+  const metrics = app.get(HttpMetrics, { strict: false });
+  const health = app.get(HealthService, { strict: false });
+  return ({ id, method, route, status, elapsedMs, raw }) => {
+    metrics.record(method, route, status, elapsedMs / 1000);
     if (!QUIET_ROUTES.has(route)) {
-      const level = options.logSuccessfulRequests || reply.statusCode >= 400 ? 'info' : 'debug';
+      const level = logSuccessfulRequests || status >= 400 ? 'info' : 'debug';
       logger[level](
-        {
-          requestId: request.id,
-          method: request.method,
-          route,
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime),
-        },
+        { requestId: id, method, route, status, ms: Math.round(elapsedMs) },
         'request',
       );
     }
     // A keep-alive connection that was busy when shutdown began is idle only now; left
     // open it would hold the server (and the drain) until the client's idle timeout.
-    if (health.isShuttingDown) request.raw.socket?.end();
-    done();
-  });
+    if (health.isShuttingDown) raw.socket?.end();
+  };
 }
 
 function assertHandlers(server: NamespacedRedisServer, prefix: string, required: string[]): void {

@@ -55,20 +55,29 @@ export function drainUnreadBody(raw: IncomingMessage, maxBytes: number, maxMs: n
   raw.resume();
 }
 
+/** Whether a reply about to go out leaves some of its request's body unread. */
+export function bodyLeftUnread(raw: IncomingMessage): boolean {
+  return !raw.complete && !raw.destroyed && hasBody(raw);
+}
+
+/** The drain of a route whose bodies may have `bodyLimit` bytes, once its reply is out. */
+export function drainUnreadBodyOf(raw: IncomingMessage, bodyLimit: number): void {
+  drainUnreadBody(
+    raw,
+    Math.max(UNREAD_BODY_DRAIN_FACTOR * bodyLimit, UNREAD_BODY_DRAIN_MIN_BYTES),
+    UNREAD_BODY_DRAIN_MS,
+  );
+}
+
 /** Installs the drain on every reply of `fastify` that goes out before its body was read. */
 export function drainUnreadBodies(fastify: FastifyInstance, defaultBodyLimit: number): void {
   fastify.addHook('onSend', (request, reply, payload, done) => {
     const raw = request.raw;
-    if (!raw.complete && !raw.destroyed && hasBody(raw)) {
+    if (bodyLeftUnread(raw)) {
       // `Connection: close` would make Node close the socket as soon as the reply is
       // written, under the client's upload: the drain decides when it closes instead.
       reply.removeHeader('connection');
-      const limit = request.routeOptions.bodyLimit ?? defaultBodyLimit;
-      drainUnreadBody(
-        raw,
-        Math.max(UNREAD_BODY_DRAIN_FACTOR * limit, UNREAD_BODY_DRAIN_MIN_BYTES),
-        UNREAD_BODY_DRAIN_MS,
-      );
+      drainUnreadBodyOf(raw, request.routeOptions.bodyLimit ?? defaultBodyLimit);
     }
     done(null, payload);
   });

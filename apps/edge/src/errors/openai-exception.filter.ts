@@ -1,3 +1,4 @@
+import { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
 import { refusedRequest, toApiError } from '@switchyard/service';
@@ -5,8 +6,15 @@ import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isAdminApi } from '../admin-proxy/admin-proxy.module.js';
 import { errorReplyAt } from '../front-apis/registry.js';
 
+/** Where a request was sent, as an error's words and shape need it. */
+interface RequestTarget {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
 /** Every failure on the edge, with a stable code (rendered in its front API's shape). */
-export function toGatewayError(exception: unknown, request?: FastifyRequest): GatewayError {
+export function toGatewayError(exception: unknown, request?: RequestTarget): GatewayError {
   if (exception instanceof GatewayError) return exception;
   const refused = refusedRequest(exception);
   if (refused?.kind === 'not_found') {
@@ -63,6 +71,31 @@ export function replyWithError(
   void reply.headers(error.headers());
   if (contentType) void reply.header('content-type', contentType);
   void reply.status(error.status).send(body);
+}
+
+/**
+ * Answers a failed request of the front door (proxy/front-door.ts) on Node's response, in
+ * the shape of the front API its URL belongs to, as `replyWithError` does on Fastify's.
+ */
+export function answerWithError(
+  response: ServerResponse,
+  request: RequestTarget,
+  exception: unknown,
+): void {
+  const error = toGatewayError(exception, request);
+  if (error.code === 'internal_error')
+    logger.error(exception instanceof Error ? exception : String(exception));
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const { body, contentType } = errorReplyAt(request.url, error, request.headers);
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body));
+  for (const [name, value] of Object.entries(error.headers())) response.setHeader(name, value);
+  response.setHeader('content-type', contentType ?? 'application/json; charset=utf-8');
+  response.setHeader('content-length', bytes.length);
+  response.statusCode = error.status;
+  response.end(bytes);
 }
 
 @Catch()

@@ -45,13 +45,6 @@ export const FRONT_APIS: readonly FrontApi[] = [
   translations,
 ];
 
-/** Routes whose bodies have a limit of their own (audio uploads), by path. */
-export const ROUTE_BODY_LIMITS: Record<string, number> = Object.fromEntries(
-  FRONT_APIS.flatMap((api) =>
-    api.routes.flatMap((route) => (route.bodyLimit ? [[route.path, route.bodyLimit]] : [])),
-  ),
-);
-
 export const FORWARDED_APIS: readonly ForwardedFrontApi[] = FRONT_APIS.filter(
   (api): api is ForwardedFrontApi => api.kind === 'forwarded',
 );

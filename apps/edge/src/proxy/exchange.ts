@@ -1,19 +1,36 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type OutcomeKind, type ReportedUsage } from '@switchyard/contracts';
 import { type AccountLease } from '@switchyard/limiter';
 import { type CarvedHold } from '@switchyard/spend';
 import { type Candidate } from '@switchyard/routing';
-import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { type GatewayToken } from '../auth/token-directory.js';
-import { type ForwardedFrontApi, type ParsedBody } from '../front-apis/front-api.js';
+import {
+  type ForwardedFrontApi,
+  type ParsedBody,
+  type RequestLine,
+} from '../front-apis/front-api.js';
 import { type ByteSample } from '../request-log/body-sample.js';
 
 // The state one client request carries through the hot path's steps (docs/architecture.md):
 // authenticate, pick, forward, fail over, relay, meter.
 
+/** A client's request as the front door read it (front-door.ts). */
+export interface ClientRequest extends RequestLine {
+  /** The edge's own id for it (`x-request-id`), which its usage record is keyed by. */
+  readonly id: string;
+  readonly method: string;
+  /** The client's address, behind the trusted proxies. */
+  readonly ip: string;
+  /** The body's bytes as sent (none: empty). */
+  readonly body: Buffer;
+  readonly raw: IncomingMessage;
+}
+
 /** One client request as it goes through the edge. */
 export interface Exchange {
-  request: FastifyRequest;
-  reply: FastifyReply;
+  request: ClientRequest;
+  /** Node's response: the relay writes the answer to it, headers and all. */
+  response: ServerResponse;
   /** The front API the request came in by. */
   api: ForwardedFrontApi;
   token: GatewayToken;

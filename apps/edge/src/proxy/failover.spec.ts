@@ -11,7 +11,6 @@ import { MetricsModule } from '@switchyard/observability';
 import { SecretCipher, generateSecretKeySpec } from '@switchyard/security';
 import { routedChannel, routedKey } from '@switchyard/routing/testing';
 import { clearRedisNamespace, freePort, testRedisPrefix } from '@switchyard/testing';
-import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { chatCompletions } from '../front-apis/chat-completions/chat-completions.api.js';
 import { RoutingModule } from '../routing/routing.module.js';
 import { RoutingState } from '../routing/routing-state.js';
@@ -20,7 +19,7 @@ import { UsageModule } from '../usage/usage.module.js';
 import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker } from './channel-picker.js';
-import { type RoutedExchange } from './exchange.js';
+import { type ClientRequest, type RoutedExchange } from './exchange.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
 
 // The fail-over step against real upstream HTTP servers and the real Redis: which failures
@@ -101,8 +100,8 @@ function channel(
 
 function exchange(): RoutedExchange {
   return {
-    request: { id: `req-${nextId++}`, ip: '127.0.0.1' } as FastifyRequest,
-    reply: {} as FastifyReply,
+    request: { id: `req-${nextId++}`, ip: '127.0.0.1' } as ClientRequest,
+    response: {} as ServerResponse,
     api: chatCompletions,
     token: {
       id: 1,

@@ -9,7 +9,7 @@ import { ChannelPicker } from './channel-picker.js';
 import { FallbacksModule } from '../fallbacks/fallbacks.module.js';
 import { FAILOVER_OPTIONS, Failover, type FailoverOptions } from './failover.js';
 import { ModelFallback } from './model-fallback.js';
-import { ProxyRoutes } from './proxy.routes.js';
+import { FRONT_DOOR_OPTIONS, FrontDoor, type FrontDoorOptions } from './front-door.js';
 import { ProxyService } from './proxy.service.js';
 import { Relay } from './relay.js';
 import { UsageMeter } from './usage-meter.js';
@@ -21,14 +21,18 @@ export class ProxyModule implements OnModuleInit {
     await Promise.all(FORWARDED_APIS.flatMap((api) => (api.load ? [api.load()] : [])));
   }
 
-  static forRoot(options: FailoverOptions, imports: DynamicModule[]): DynamicModule {
+  static forRoot(
+    options: { failover: FailoverOptions; frontDoor: FrontDoorOptions },
+    imports: DynamicModule[],
+  ): DynamicModule {
     return {
       module: ProxyModule,
       imports: [AuthModule, FallbacksModule, ...imports],
-      // The front APIs the edge answers itself; the forwarded ones are proxy.routes.ts'.
+      // The front APIs the edge answers itself; the forwarded ones are the front door's.
       controllers: FRONT_APIS.flatMap((api) => (api.kind === 'served' ? [api.controller] : [])),
       providers: [
-        { provide: FAILOVER_OPTIONS, useValue: options },
+        { provide: FAILOVER_OPTIONS, useValue: options.failover },
+        { provide: FRONT_DOOR_OPTIONS, useValue: options.frontDoor },
         ChannelPicker,
         ChannelBreaker,
         ChannelForwarder,
@@ -39,7 +43,7 @@ export class ProxyModule implements OnModuleInit {
         SpendHolds,
         ResponseOwners,
         ProxyService,
-        ProxyRoutes,
+        FrontDoor,
       ],
     };
   }

@@ -1,14 +1,14 @@
+import { type ServerResponse } from 'node:http';
 import { setTimeout as nextTurn } from 'node:timers/promises';
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { GatewayError } from '@switchyard/contracts';
-import { type FastifyReply, type FastifyRequest } from 'fastify';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { Clock } from '../budgets/clock.js';
 import { type ForwardedFrontApi } from '../front-apis/front-api.js';
 import { ResponseOwners } from '../front-apis/responses/response-owners.js';
 import { PriceList } from '../pricing/price-list.js';
 import { SpendHolds } from '../quota/spend-holds.js';
-import { type Exchange, type RoutedExchange } from './exchange.js';
+import { type ClientRequest, type Exchange, type RoutedExchange } from './exchange.js';
 import { ModelFallback } from './model-fallback.js';
 import { Relay } from './relay.js';
 import { UsageMeter } from './usage-meter.js';
@@ -41,14 +41,15 @@ export class ProxyService implements OnApplicationShutdown {
     private readonly clock: Clock,
   ) {}
 
+  /** Answers `request`, or throws what the client is to be told (front-door.ts words it). */
   async handle(
     api: ForwardedFrontApi,
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: ClientRequest,
+    response: ServerResponse,
   ): Promise<void> {
     this.inFlight += 1;
     try {
-      await this.exchange(api, request, reply);
+      await this.exchange(api, request, response);
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.drained?.();
@@ -65,8 +66,8 @@ export class ProxyService implements OnApplicationShutdown {
 
   private async exchange(
     api: ForwardedFrontApi,
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: ClientRequest,
+    response: ServerResponse,
   ): Promise<void> {
     // The clock budgets count periods by (a test may move it: budgets/clock.ts).
     const requestedAt = this.clock.now();
@@ -79,7 +80,7 @@ export class ProxyService implements OnApplicationShutdown {
     );
     const exchange: Exchange = {
       request,
-      reply,
+      response,
       api,
       token,
       requestedAt,
@@ -89,14 +90,14 @@ export class ProxyService implements OnApplicationShutdown {
       attempts: 0,
       candidate: null,
     };
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) exchange.abort.abort();
+    response.once('close', () => {
+      if (!response.writableFinished) exchange.abort.abort();
     });
     try {
       // A body of megabytes is checked, decoded and parsed in turns of its own, each a
       // fraction of what one turn would take, so no request holds the event loop for long
       // (docs/reliability.md, "Counting tokens in bounded time").
-      const large = Buffer.isBuffer(request.body) && request.body.length > LARGE_BODY_BYTES;
+      const large = request.body.length > LARGE_BODY_BYTES;
       if (large) await nextTurn();
       exchange.body = api.parse(request.body, request);
       if (large) await nextTurn();
@@ -109,7 +110,7 @@ export class ProxyService implements OnApplicationShutdown {
       const answered = await this.fallback.run(routed);
       // Which model answered: the one asked for, or a fallback of it (percent-encoded when
       // the name holds what a header cannot carry, a NUL or a non-ASCII letter).
-      void reply.header('x-switchyard-model', headerSafe(routed.body.model));
+      response.setHeader('x-switchyard-model', headerSafe(routed.body.model));
       // An answer the upstream stored (a Response): its follow-ups must find its channel.
       await this.owners.track(routed, answered);
       const delivery = await this.relay.deliver(routed, answered);

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
-import { type OutgoingHttpHeaders } from 'node:http';
+import { type ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { type FastifyReply } from 'fastify';
 import { redactSecrets } from '@switchyard/observability';
 import { RequestLog } from '../request-log/request-log.js';
 import { OutcomeReporter } from '../usage/outcome-reporter.js';
@@ -26,21 +25,21 @@ export class Relay {
 
   /** Resolves once the client has the whole answer (or has left). */
   async deliver(exchange: RoutedExchange, answered: Answered): Promise<Delivery> {
-    const { reply, api } = exchange;
+    const { response: client, api } = exchange;
     const { attempt, response, answer, attemptStarted } = answered;
     const firstByteMs = Math.round(performance.now() - exchange.startedAt);
     // An answer the edge made itself (a token count) is a 200 with no upstream headers.
     const status = response?.statusCode ?? 200;
     for (const name of PASSED_HEADERS) {
       const value = response?.headers[name];
-      if (typeof value === 'string') void reply.header(name, value);
+      if (typeof value === 'string') client.setHeader(name, value);
     }
     if (answer.kind === 'whole') {
       const summary = answer.summary ?? null;
       // The failover step read it as JSON: it goes out as JSON, whatever the upstream called
       // it (the SDKs hand a text/plain answer to the caller as a string).
-      if (summary) void reply.header('content-type', 'application/json');
-      sendWhole(reply, status, answer.body);
+      if (summary) client.setHeader('content-type', 'application/json');
+      sendWhole(client, status, answer.body);
       return {
         status,
         errorCode: status < 400 ? null : 'upstream_client_error',
@@ -54,8 +53,9 @@ export class Relay {
     }
 
     if (answer.translator?.contentType)
-      void reply.header('content-type', answer.translator.contentType);
-    void reply.status(status).header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+      client.setHeader('content-type', answer.translator.contentType);
+    client.setHeader('cache-control', 'no-cache');
+    client.setHeader('x-accel-buffering', 'no');
     const observer = new StreamObserver();
     const events = new WholeEvents();
     // Only a token with the request log on pays for a copy of the stream's first bytes.
@@ -67,7 +67,7 @@ export class Relay {
       observer.see(chunk);
       return events.take(chunk);
     };
-    const out = new ClientStream(reply, status, exchange.abort.signal);
+    const out = new ClientStream(client, status, exchange.abort.signal);
     let interrupted: string | null = null;
     try {
       if (answer.first) await out.write(take(answer.first));
@@ -92,7 +92,7 @@ export class Relay {
         interrupted = redactSecrets((error as Error).message);
         // Audio cut short has no error event: the connection is cut too, so the client
         // sees a broken download rather than a short file.
-        if (answer.binary) reply.raw.destroy();
+        if (answer.binary) client.destroy();
         else
           await out.write(
             Buffer.from(
@@ -131,70 +131,46 @@ export class Relay {
   }
 }
 
-/**
- * A whole answer written to the client's response as it is: Fastify's `send` would run the
- * route's hooks and checks made for payloads it serialises, about 5 µs a request on these
- * machines for bytes that are ready (docs/performance.md, "Where the edge's excess goes").
- * The type Fastify would give bytes without one is kept.
- */
-function sendWhole(reply: FastifyReply, status: number, body: Buffer): void {
-  const raw = reply.raw;
-  const headers = takeOver(reply);
-  if (raw.destroyed) return;
-  headers['content-type'] ??= 'application/octet-stream';
+/** A whole answer, with its length; the type of bytes that came without one is kept. */
+function sendWhole(client: ServerResponse, status: number, body: Buffer): void {
+  if (client.destroyed) return;
+  if (!client.hasHeader('content-type')) client.setHeader('content-type', 'application/octet-stream');
   // A 204 or 304 has no body: Node drops one given to `end` and must not announce it.
   const bodiless = status === 204 || status === 304;
-  if (!bodiless) headers['content-length'] = body.length;
-  raw.writeHead(status, headers);
-  raw.end(bodiless ? undefined : body);
-}
-
-/**
- * Takes the response from Fastify (hijacked: its `onResponse` hooks, the metrics and the
- * access log, still run when the response finishes) with the headers set on the reply so far.
- */
-function takeOver(reply: FastifyReply): OutgoingHttpHeaders {
-  reply.hijack();
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined) headers[name] = value;
-  }
-  return headers;
+  if (!bodiless) client.setHeader('content-length', body.length);
+  client.writeHead(status);
+  client.end(bodiless ? undefined : body);
 }
 
 /**
  * A streamed answer written straight to the client's socket, with back-pressure: each event
- * is one write, as in the floor's pass-through (docs/performance.md, "Streams relayed"),
- * rather than a trip through a stream of its own piped by Fastify. The reply is Fastify's
- * no more (hijacked); its headers so far go out with the status, and its `onResponse`
- * hooks (metrics, the access log) still run when the answer finishes.
+ * is one write, as in the floor's pass-through (docs/performance.md, "Streams relayed").
  */
 class ClientStream {
   readonly closed: Promise<void>;
   private corked = false;
 
   constructor(
-    private readonly reply: FastifyReply,
+    private readonly client: ServerResponse,
     status: number,
     /** Aborted when the client leaves before the answer finished (proxy.service.ts). */
     private readonly leaving: AbortSignal,
   ) {
-    const raw = reply.raw;
-    this.closed = new Promise<void>((resolve) => raw.once('close', () => resolve()));
-    raw.writeHead(status, takeOver(reply));
+    this.closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    client.writeHead(status);
   }
 
   get gone(): boolean {
-    const raw = this.reply.raw;
-    return this.leaving.aborted || raw.destroyed || raw.writableEnded;
+    const client = this.client;
+    return this.leaving.aborted || client.destroyed || client.writableEnded;
   }
 
   /** Resolves once the socket takes more (or the client has left). */
   async write(chunk: Buffer | null): Promise<void> {
     if (chunk === null || this.gone) return;
     this.corkForTheTurn();
-    if (this.reply.raw.write(chunk)) return;
-    await once(this.reply.raw, 'drain', { signal: this.leaving }).catch(() => undefined);
+    if (this.client.write(chunk)) return;
+    await once(this.client, 'drain', { signal: this.leaving }).catch(() => undefined);
   }
 
   /**
@@ -207,18 +183,18 @@ class ClientStream {
    * before them.
    */
   private corkForTheTurn(): void {
-    const socket = this.reply.raw.socket;
+    const socket = this.client.socket;
     if (this.corked || !socket) return;
     this.corked = true;
     socket.cork();
     setImmediate(() => {
       this.corked = false;
       // `end` has flushed it already; the socket may be serving the next request by now.
-      if (!this.reply.raw.writableEnded && !socket.destroyed) socket.uncork();
+      if (!this.client.writableEnded && !socket.destroyed) socket.uncork();
     });
   }
 
   end(): void {
-    if (!this.gone) this.reply.raw.end();
+    if (!this.gone) this.client.end();
   }
 }

@@ -1,14 +1,14 @@
-import { type FastifyReply, type FastifyRequest } from 'fastify';
+import { type ServerResponse } from 'node:http';
 import { chatCompletions } from '../front-apis/chat-completions/chat-completions.api.js';
-import { type Exchange } from './exchange.js';
+import { type ClientRequest, type Exchange } from './exchange.js';
 import { usageRecordOf } from './usage-meter.js';
 
 // What one request becomes for metering: the record the edge queues.
 
 function exchange(body: Exchange['body']): Exchange {
   return {
-    request: { id: 'req-1', ip: '10.0.0.7' } as FastifyRequest,
-    reply: {} as FastifyReply,
+    request: { id: 'req-1', ip: '10.0.0.7' } as ClientRequest,
+    response: {} as ServerResponse,
     api: chatCompletions,
     token: {
       id: 42,

@@ -84,18 +84,14 @@ export class RequestLog implements OnApplicationShutdown {
 
   /** One finished request of a token with the log on; called after its answer is out. */
   record(exchange: Exchange, delivery: Delivery): void {
-    const { request, reply } = exchange;
-    const requestBody = logBody(
-      Buffer.isBuffer(request.body) || typeof request.body === 'string' ? request.body : null,
-      this.maxBytes,
-      this.redactor,
-    );
+    const { request, response } = exchange;
+    const requestBody = logBody(request.body, this.maxBytes, this.redactor);
     const answer = delivery.responseSample;
     const responseBody =
       answer instanceof ByteSample
         ? answer.logged(this.redactor)
         : logBody(answer, this.maxBytes, this.redactor);
-    const traceId = reply.getHeader(TRACE_ID_HEADER);
+    const traceId = response.getHeader(TRACE_ID_HEADER);
     const entry: RequestLogEntry = {
       requestId: storableText(request.id),
       tokenId: exchange.token.id,

@@ -339,7 +339,9 @@ describe('a front door', () => {
       expect(shuttingDown?.()).toBe(false);
       const metrics = (await request(app.getHttpServer()).get('/metrics').expect(200)).text;
       expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/door"[^}]*status="418"[^}]*\} 1/);
-      expect(metrics).toMatch(/http_requests_total\{[^}]*route="\/things"[^}]*status="201"[^}]*\} 1/);
+      expect(metrics).toMatch(
+        /http_requests_total\{[^}]*route="\/things"[^}]*status="201"[^}]*\} 1/,
+      );
     } finally {
       await app.close();
     }

@@ -1,12 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -34,11 +29,7 @@ import {
   type Logger,
 } from '@switchyard/observability';
 import { stopTracing } from '@switchyard/observability/tracing';
-import {
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerFactoryHandler,
-} from 'fastify';
+import { type FastifyReply, type FastifyRequest, type FastifyServerFactoryHandler } from 'fastify';
 import { toApiError } from './api-errors.js';
 import { parseJsonBodies } from './json-body.js';
 import { drainUnreadBodies } from './unread-body.js';
@@ -164,12 +155,13 @@ export async function createService<E extends BaseEnv>(
   logger: Logger,
 ): Promise<NestFastifyApplication> {
   const bodyLimit = definition.bodyLimit?.(env) ?? 1024 * 1024;
-  let frontDoor: FrontDoor | undefined;
+  // Built once the app is ready; the server exists before it.
+  const door: { open?: FrontDoor } = {};
   const adapter = new FastifyAdapter({
     ...(definition.frontDoor
       ? {
           serverFactory: (handler: FastifyServerFactoryHandler, options: Record<string, unknown>) =>
-            serverBehind(handler, options, () => frontDoor),
+            serverBehind(handler, options, door),
         }
       : {}),
     bodyLimit,
@@ -231,7 +223,7 @@ export async function createService<E extends BaseEnv>(
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   const health = app.get(HealthService, { strict: false });
-  frontDoor = definition.frontDoor?.(app, { finished, shuttingDown: () => health.isShuttingDown });
+  door.open = definition.frontDoor?.(app, { finished, shuttingDown: () => health.isShuttingDown });
   return app;
 }
 
@@ -242,10 +234,10 @@ export async function createService<E extends BaseEnv>(
 function serverBehind(
   fastifyHandler: FastifyServerFactoryHandler,
   options: Record<string, unknown>,
-  frontDoor: () => FrontDoor | undefined,
+  door: { open?: FrontDoor },
 ): Server {
   const server = createServer((request, response) => {
-    if (!frontDoor()?.(request, response)) fastifyHandler(request, response);
+    if (!door.open?.(request, response)) fastifyHandler(request, response);
   });
   if (typeof options.keepAliveTimeout === 'number')
     server.keepAliveTimeout = options.keepAliveTimeout;
@@ -369,10 +361,7 @@ function recordFinished(
     metrics.record(method, route, status, elapsedMs / 1000);
     if (!QUIET_ROUTES.has(route)) {
       const level = logSuccessfulRequests || status >= 400 ? 'info' : 'debug';
-      logger[level](
-        { requestId: id, method, route, status, ms: Math.round(elapsedMs) },
-        'request',
-      );
+      logger[level]({ requestId: id, method, route, status, ms: Math.round(elapsedMs) }, 'request');
     }
     // A keep-alive connection that was busy when shutdown began is idle only now; left
     // open it would hold the server (and the drain) until the client's idle timeout.

@@ -55,6 +55,19 @@ interface ParameterRoute extends Route {
   suffix: string;
 }
 
+/** A request the front door took, before its body is read. */
+interface Arrival {
+  route: Route;
+  /** Null for a route without any; undefined when the URL's does not decode. */
+  params: Record<string, string> | null | undefined;
+  id: string;
+  url: string;
+  /** Where the query starts in `url` (-1: it has none). */
+  queryAt: number;
+  /** Whether the edge was shutting down when it came. */
+  shuttingDown: boolean;
+}
+
 @Injectable()
 export class FrontDoor {
   private readonly exact = new Map<string, Route>();
@@ -92,8 +105,8 @@ export class FrontDoor {
     return (request, response) => {
       if (request.method !== 'POST') return false;
       const url = request.url ?? '/';
-      const query = url.indexOf('?');
-      const path = query < 0 ? url : url.slice(0, query);
+      const queryAt = url.indexOf('?');
+      const path = queryAt < 0 ? url : url.slice(0, queryAt);
       const exact = this.exact.get(path);
       const found = exact ? { route: exact, params: null } : this.matchParameter(path);
       if (!found) return false;
@@ -109,35 +122,22 @@ export class FrontDoor {
           raw: request,
         }),
       );
-      void this.serve(found, request, response, { id, url, query, shuttingDown: shuttingDown() });
+      const arrival = { ...found, id, url, queryAt, shuttingDown: shuttingDown() };
+      void this.serve(arrival, request, response);
       return true;
     };
   }
 
   private async serve(
-    {
-      route,
-      params,
-    }: {
-      route: Route;
-      /** Null for a route without any; undefined when the URL's does not decode. */
-      params: Record<string, string> | null | undefined;
-    },
+    { route, params, id, url, queryAt, shuttingDown }: Arrival,
     raw: IncomingMessage,
     response: ServerResponse,
-    {
-      id,
-      url,
-      query,
-      shuttingDown,
-    }: { id: string; url: string; query: number; shuttingDown: boolean },
   ): Promise<void> {
     response.setHeader(REQUEST_ID_HEADER, id);
     if (route.api.requestIdHeader) response.setHeader(route.api.requestIdHeader, id);
     // The HTTP server span is active here: its trace id lets a caller find the trace.
     const traceId = this.traced ? currentTraceId() : undefined;
     if (traceId) response.setHeader(TRACE_ID_HEADER, traceId);
-    const line = { method: 'POST', url, headers: raw.headers };
     try {
       if (shuttingDown) {
         response.setHeader('connection', 'close');
@@ -159,22 +159,20 @@ export class FrontDoor {
         url,
         headers: raw.headers,
         params: params ?? {},
-        query: query < 0 ? {} : parseQuery(url.slice(query + 1)),
+        query: queryAt < 0 ? {} : parseQuery(url.slice(queryAt + 1)),
         ip: proxyAddr(raw, this.trusted),
         body,
         raw,
       };
       await this.proxy.handle(route.api, request, response);
     } catch (error) {
-      answerWithError(response, line, error);
+      answerWithError(response, { method: 'POST', url, headers: raw.headers }, error);
       if (bodyLeftUnread(raw)) drainUnreadBodyOf(raw, route.bodyLimit);
     }
   }
 
-  /** The route with a path parameter `path` matches, and the parameter (undefined: it does not decode). */
-  private matchParameter(
-    path: string,
-  ): { route: Route; params: Record<string, string> | undefined } | undefined {
+  /** The route with a path parameter that `path` matches, and the parameter's value. */
+  private matchParameter(path: string): Pick<Arrival, 'route' | 'params'> | undefined {
     for (const route of this.withParameter) {
       if (
         path.length <= route.prefix.length + route.suffix.length ||

@@ -134,7 +134,8 @@ export class Relay {
 /** A whole answer, with its length; the type of bytes that came without one is kept. */
 function sendWhole(client: ServerResponse, status: number, body: Buffer): void {
   if (client.destroyed) return;
-  if (!client.hasHeader('content-type')) client.setHeader('content-type', 'application/octet-stream');
+  if (!client.hasHeader('content-type'))
+    client.setHeader('content-type', 'application/octet-stream');
   // A 204 or 304 has no body: Node drops one given to `end` and must not announce it.
   const bodiless = status === 204 || status === 304;
   if (!bodiless) client.setHeader('content-length', body.length);

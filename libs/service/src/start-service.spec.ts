@@ -250,6 +250,23 @@ describe('a reply sent before the body was read', () => {
   });
 });
 
+/** A logger at info whose lines land in `lines`. */
+function loggerInto(lines: string[]) {
+  return createLogger({
+    service: 'things',
+    level: 'info',
+    destination: { write: (line: string) => void lines.push(line) },
+  });
+}
+
+/** The access log's lines among `lines`: each request's route and status. */
+function requestLines(lines: string[]): { route: string; status: number }[] {
+  return lines
+    .map((line) => JSON.parse(line) as { message: string; route: string; status: number })
+    .filter((entry) => entry.message === 'request')
+    .map(({ route, status }) => ({ route, status }));
+}
+
 describe('the access log', () => {
   async function requestsLogged(logSuccessfulRequests: boolean | undefined): Promise<unknown[]> {
     const lines: string[] = [];
@@ -262,11 +279,7 @@ describe('the access log', () => {
         logSuccessfulRequests,
       },
       loadEnvironment(BaseEnv, {}),
-      createLogger({
-        service: 'things',
-        level: 'info',
-        destination: { write: (line: string) => void lines.push(line) },
-      }),
+      loggerInto(lines),
     );
     try {
       await request(app.getHttpServer()).post('/things').send({ name: 'a', size: 1 }).expect(201);
@@ -275,10 +288,7 @@ describe('the access log', () => {
     } finally {
       await app.close();
     }
-    return lines
-      .map((line) => JSON.parse(line) as { message: string; route: string; status: number })
-      .filter((entry) => entry.message === 'request')
-      .map(({ route, status }) => ({ route, status }));
+    return requestLines(lines);
   }
 
   it('has a line for every request but probes and scrapes, by default', async () => {
@@ -324,11 +334,7 @@ describe('a front door', () => {
         },
       },
       loadEnvironment(BaseEnv, {}),
-      createLogger({
-        service: 'things',
-        level: 'info',
-        destination: { write: (line: string) => void lines.push(line) },
-      }),
+      loggerInto(lines),
     );
     try {
       const door = await request(app.getHttpServer()).get('/door').expect(418);
@@ -345,11 +351,7 @@ describe('a front door', () => {
     } finally {
       await app.close();
     }
-    const logged = lines
-      .map((line) => JSON.parse(line) as { message: string; route: string; status: number })
-      .filter((entry) => entry.message === 'request')
-      .map(({ route, status }) => ({ route, status }));
-    expect(logged).toEqual([
+    expect(requestLines(lines)).toEqual([
       { route: '/door', status: 418 },
       { route: '/things', status: 201 },
     ]);

@@ -163,8 +163,6 @@ export interface ForwardedFrontApi extends FrontApiBase {
   answersAudio?: boolean;
   /** Images a successful answer returned, when metering prices them (images only). */
   imagesOf?(summary: JsonSummary): number;
-  /** Loads what the API needs before the edge serves (a tokenizer's encodings). */
-  load?(): Promise<void>;
 }
 
 /** An API the edge answers from its own state, with a Nest controller. */

@@ -1,6 +1,6 @@
-import { Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module.js';
-import { FORWARDED_APIS, FRONT_APIS } from '../front-apis/registry.js';
+import { FRONT_APIS } from '../front-apis/registry.js';
 import { ResponseOwners } from '../front-apis/responses/response-owners.js';
 import { SpendHolds } from '../quota/spend-holds.js';
 import { ChannelBreaker } from './channel-breaker.js';
@@ -16,11 +16,7 @@ import { UsageMeter } from './usage-meter.js';
 
 /** The `/v1` API; needs the routing, upstream and usage modules in the app. */
 @Module({})
-export class ProxyModule implements OnModuleInit {
-  async onModuleInit(): Promise<void> {
-    await Promise.all(FORWARDED_APIS.flatMap((api) => (api.load ? [api.load()] : [])));
-  }
-
+export class ProxyModule {
   static forRoot(
     options: { failover: FailoverOptions; frontDoor: FrontDoorOptions },
     imports: DynamicModule[],

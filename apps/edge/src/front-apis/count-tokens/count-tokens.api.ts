@@ -10,7 +10,7 @@ import {
   promptEstimate,
   requiredModel,
 } from '../request-body.js';
-import { loadTokenCounter, localTokenCount } from './local-token-count.js';
+import { localTokenCount } from './local-token-count.js';
 
 // Anthropic's token count (docs/providers.md, "Anthropic's API in front"): an anthropic
 // channel is asked; for any other the edge counts itself (local-token-count.ts), and the
@@ -75,6 +75,4 @@ export const countTokens: ForwardedFrontApi = {
       answer: (status, answer) => countTokensAnswer(status, answer, model),
     };
   },
-
-  load: loadTokenCounter,
 };

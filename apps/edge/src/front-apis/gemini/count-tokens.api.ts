@@ -1,6 +1,6 @@
 import { geminiInputText, geminiUpstreamError } from '@switchyard/providers';
 import { type Answer } from '../../proxy/upstream-answer.js';
-import { countLocally, loadTokenCounter } from '../count-tokens/local-token-count.js';
+import { countLocally } from '../count-tokens/local-token-count.js';
 import { adapterOf, healthOf } from '../conversion.js';
 import { type ForwardedFrontApi } from '../front-api.js';
 import { invalid, parseJson, promptEstimate } from '../request-body.js';
@@ -102,5 +102,4 @@ export const geminiCountTokens: ForwardedFrontApi = {
     };
   },
 
-  load: loadTokenCounter,
 };

@@ -101,5 +101,4 @@ export const geminiCountTokens: ForwardedFrontApi = {
       answer: (status, answer) => free(status, answer, model),
     };
   },
-
 };

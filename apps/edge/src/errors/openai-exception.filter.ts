@@ -42,6 +42,12 @@ export function toGatewayError(exception: unknown, request?: RequestTarget): Gat
 
 const logger = new Logger('Edge');
 
+/** An unexpected failure is logged with what it says, which its client is never told. */
+function logUnexpected(code: string, exception: unknown): void {
+  if (code === 'internal_error')
+    logger.error(exception instanceof Error ? exception : String(exception));
+}
+
 /**
  * Answers a failed request, from Nest's filter or from Fastify's error handler alike: on
  * `/v1` in the shape of the front API the URL belongs to (OpenAI's, Anthropic's on
@@ -55,14 +61,12 @@ export function replyWithError(
 ): void {
   if (isAdminApi(request.url) && !reply.sent && !reply.raw.headersSent) {
     const refused = toApiError(exception);
-    if (refused.code === 'internal_error')
-      logger.error(exception instanceof Error ? exception : String(exception));
+    logUnexpected(refused.code, exception);
     void reply.status(refused.status).send(refused.toBody());
     return;
   }
   const error = toGatewayError(exception, request);
-  if (error.code === 'internal_error')
-    logger.error(exception instanceof Error ? exception : String(exception));
+  logUnexpected(error.code, exception);
   if (reply.sent || reply.raw.headersSent) {
     reply.raw.destroy();
     return;
@@ -83,8 +87,7 @@ export function answerWithError(
   exception: unknown,
 ): void {
   const error = toGatewayError(exception, request);
-  if (error.code === 'internal_error')
-    logger.error(exception instanceof Error ? exception : String(exception));
+  logUnexpected(error.code, exception);
   if (response.headersSent) {
     response.destroy();
     return;

@@ -16,6 +16,7 @@ import {
   pidsOf,
   load,
   peakMemoryMiB,
+  residentMemoryMiB,
   timeToFirstToken,
   type LoadResult,
 } from '../lib/measure.js';
@@ -193,7 +194,14 @@ function installPortkey(): void {
   });
 }
 
-async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, number> }> {
+interface Report {
+  rows: Row[];
+  /** Each gateway's resident memory once started, before any load: its modules and heap. */
+  restingMemoryMiB: Record<string, number>;
+  peakMemoryMiB: Record<string, number>;
+}
+
+async function run(): Promise<Report> {
   const bench = await benchEnvironment('info');
   const { env } = bench;
   const apps: AppProcess[] = [];
@@ -255,6 +263,12 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       router: router.child.pid!,
       metering: metering.child.pid!,
     };
+    const gateways: Record<string, number> = { edge: processes.edge };
+    if (portkey) gateways.portkey = portkey.pid!;
+    for (const [floor, child] of Object.entries(floors)) gateways[floor] = child.pid!;
+    const resting: Record<string, number> = {};
+    for (const [name, pid] of Object.entries(gateways))
+      resting[name] = await residentMemoryMiB(pid);
 
     const targets: Record<
       Target,
@@ -369,14 +383,11 @@ async function run(): Promise<{ rows: Row[]; peakMemoryMiB: Record<string, numbe
       }
     }
     const peaks: Record<string, number> = {
-      edge: await peakMemoryMiB(processes.edge),
       router: await peakMemoryMiB(processes.router),
       metering: await peakMemoryMiB(processes.metering),
     };
-    if (portkey) peaks.portkey = await peakMemoryMiB(portkey.pid!);
-    for (const [floor, child] of Object.entries(floors))
-      peaks[floor] = await peakMemoryMiB(child.pid!);
-    return { rows, peakMemoryMiB: peaks };
+    for (const [name, pid] of Object.entries(gateways)) peaks[name] = await peakMemoryMiB(pid);
+    return { rows, restingMemoryMiB: resting, peakMemoryMiB: peaks };
   } finally {
     portkey?.kill();
     for (const child of Object.values(floors)) child.kill();
@@ -416,11 +427,12 @@ log(
 );
 if (TARGETS.includes('portkey')) installPortkey();
 const report = await run();
-log(
-  `peak resident memory (MiB): ${Object.entries(report.peakMemoryMiB)
+const inMiB = (figures: Record<string, number>) =>
+  Object.entries(figures)
     .map(([name, mib]) => `${name} ${mib.toFixed(0)}`)
-    .join(', ')}`,
-);
+    .join(', ');
+log(`resident memory at rest (MiB): ${inMiB(report.restingMemoryMiB)}`);
+log(`peak resident memory (MiB): ${inMiB(report.peakMemoryMiB)}`);
 
 const find = (target: Target, kind: Kind, connections: number) =>
   report.rows.find((r) => r.target === target && r.kind === kind && r.connections === connections);

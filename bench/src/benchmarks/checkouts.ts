@@ -18,13 +18,15 @@ import {
 // round's two figures make a pair, and the run ends with the median of the pairs' ratios.
 //
 //   BASELINE_ROOT=/path/to/built-checkout node bench/dist/benchmarks/checkouts.js
-//   (BENCH_SECONDS per turn, default 2; BENCH_ROUNDS, default 8; BENCH_CONNECTIONS, default 64)
+//   (BENCH_SECONDS per turn, default 2; BENCH_ROUNDS, default 8; BENCH_CONNECTIONS, default 64;
+//   BENCH_PROMPT_BYTES, a prompt of that size, which the mock echoes in its answer)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
 const SLOT_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const PROMPT_BYTES = Number(process.env.BENCH_PROMPT_BYTES ?? 0);
 
 const roots = checkoutRoots('a built checkout to compare this one with');
 const { database, base } = await comparisonBase();
@@ -50,6 +52,7 @@ try {
       rounds: ROUNDS,
       seconds: SLOT_SECONDS,
       loadCpus: LOAD_CPU,
+      promptBytes: PROMPT_BYTES,
     });
     const of = (name: keyof typeof roots) =>
       results.find((result) => result.name === name)!.edgeCpuUsPerRound;

@@ -30,13 +30,18 @@ export async function edgeRouting(edge: AppProcess, token: string, what: string)
   );
 }
 
-/** A chat completion asking for a few words, JSON or streamed with its usage. */
-export function chatBody(stream: boolean): string {
+/**
+ * A chat completion asking for a few words, JSON or streamed with its usage; with
+ * `promptBytes`, a prompt padded to about that size, which the mock echoes back, so the
+ * answer is as long.
+ */
+export function chatBody(stream: boolean, promptBytes = 0): string {
+  const ask = 'Say hello in a few words';
   return JSON.stringify({
     model: 'gpt-4o',
     stream,
     ...(stream ? { stream_options: { include_usage: true } } : {}),
-    messages: [{ role: 'user', content: 'Say hello in a few words' }],
+    messages: [{ role: 'user', content: ask.padEnd(promptBytes, ' and a few more words') }],
   });
 }
 
@@ -62,6 +67,8 @@ export async function edgesInTurns<Name extends string>(options: {
   seconds: number;
   /** The cores wrk runs on. */
   loadCpus: string;
+  /** The prompt's size (and so the echoed answer's): a few words by default. */
+  promptBytes?: number;
 }): Promise<TurnsResult<Name>[]> {
   const { connections, stream } = options;
   const cases = (Object.entries(options.edges) as [Name, AppProcess][]).map(([name, edge]) => ({
@@ -73,7 +80,7 @@ export async function edgesInTurns<Name extends string>(options: {
     request: {
       url: `${edge.url}/v1/chat/completions`,
       authorization: `Bearer ${options.token}`,
-      body: chatBody(stream),
+      body: chatBody(stream, options.promptBytes),
       connections,
       cpus: options.loadCpus,
     },

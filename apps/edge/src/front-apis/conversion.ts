@@ -8,7 +8,7 @@ import {
   type StreamTranslator,
   type TranslatedAnswer,
 } from '@switchyard/providers';
-import type { JsonSummary } from '../proxy/stream-observer.js';
+import type { JsonSummary } from '../proxy/json-summary.js';
 import type { Answer } from '../proxy/upstream-answer.js';
 import {
   type ChannelCall,

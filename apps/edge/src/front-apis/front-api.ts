@@ -6,7 +6,7 @@ import {
   type GatewayError,
   type RoutedChannel,
 } from '@switchyard/contracts';
-import { type JsonSummary } from '../proxy/stream-observer.js';
+import { type JsonSummary } from '../proxy/json-summary.js';
 import { type Answer } from '../proxy/upstream-answer.js';
 
 // A front API is one API the edge offers its callers (OpenAI's chat completions, Anthropic's

@@ -10,7 +10,7 @@ import { ChannelBreaker } from './channel-breaker.js';
 import { ChannelForwarder } from './channel-forwarder.js';
 import { ChannelPicker, type Exclusions, type PickRequest } from './channel-picker.js';
 import { type Attempt, type AttemptFailure, type RoutedExchange } from './exchange.js';
-import { summarizeJson } from './stream-observer.js';
+import { summarizeJson } from './json-summary.js';
 import {
   channelOutcome,
   errorDetailOf,
@@ -238,7 +238,9 @@ export class Failover {
       // upstream, not an answer: nothing reached the client yet, so fail over. An answer its
       // front API read already (Anthropic's: its usage is the one before conversion) is not
       // read again.
-      const summary = answer.summary ?? summarizeJson(answer.body);
+      const summary =
+        answer.summary ??
+        summarizeJson(answer.body, { countItems: exchange.api.imagesOf !== undefined });
       if (!summary) {
         attempt.lease.release(0);
         const type = String(response.headers['content-type'] ?? 'no content type');

@@ -1,4 +1,4 @@
-import { StreamObserver, summarizeEvents, summarizeJson, WholeEvents } from './stream-observer.js';
+import { StreamObserver, summarizeEvents, WholeEvents } from './stream-observer.js';
 
 const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
@@ -128,59 +128,6 @@ describe('StreamObserver.ended', () => {
     expect(observer.ended).toBe(true);
     observer.see(Buffer.from('data: {}\n'));
     expect(observer.ended).toBe(false);
-  });
-});
-
-describe('summarizeJson', () => {
-  it('reads chat, embeddings and image usage shapes', () => {
-    expect(
-      summarizeJson(
-        Buffer.from(
-          JSON.stringify({
-            model: 'm',
-            usage: { prompt_tokens: 3, completion_tokens: 4 },
-            choices: [{ message: { content: 'hi' } }],
-          }),
-        ),
-      ),
-    ).toEqual({
-      usage: { promptTokens: 3, completionTokens: 4 },
-      model: 'm',
-      // Read only when no usage came: metering counts it then.
-      completionText: '',
-      items: 0,
-    });
-    expect(
-      summarizeJson(
-        Buffer.from(
-          JSON.stringify({
-            choices: [{ message: { content: 'hi' } }, null, { message: { content: ' there' } }],
-          }),
-        ),
-      )?.completionText,
-    ).toBe('hi there');
-    expect(
-      summarizeJson(Buffer.from(JSON.stringify({ usage: { prompt_tokens: 5, total_tokens: 5 } })))
-        ?.usage,
-    ).toEqual({ promptTokens: 5, completionTokens: 0 });
-    expect(
-      summarizeJson(Buffer.from(JSON.stringify({ usage: { input_tokens: 8, output_tokens: 1 } })))
-        ?.usage,
-    ).toEqual({ promptTokens: 8, completionTokens: 1 });
-    expect(
-      summarizeJson(Buffer.from(JSON.stringify({ data: [{ url: 'a' }, { url: 'b' }] })))?.items,
-    ).toBe(2);
-  });
-
-  it('finds no answer in what is not a JSON object', () => {
-    for (const body of ['not json', '', '{"id":"chatcmpl-1","choices":[{"ind', '[1]', 'null', '7'])
-      expect(summarizeJson(Buffer.from(body))).toBeNull();
-    expect(summarizeJson(Buffer.from('{"choices":5,"usage":"x"}'))).toEqual({
-      usage: null,
-      model: null,
-      completionText: '',
-      items: 0,
-    });
   });
 });
 

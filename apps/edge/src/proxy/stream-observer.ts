@@ -1,4 +1,5 @@
 import type { ChatCompletionChunk, ReportedUsage } from '@switchyard/contracts';
+import { cachedOf } from './json-summary.js';
 
 // Watches a relayed event stream without slowing it: chunks are only kept; they are read
 // once the stream is over, for the usage the upstream reported (or the text to count when
@@ -180,72 +181,6 @@ function usageOf(chunk: Partial<ChatCompletionChunk> | null): ReportedUsage | nu
     completionTokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
     ...cachedOf(usage),
   };
-}
-
-/** Usage and model from a whole JSON response of any endpoint. */
-export interface JsonSummary {
-  usage: ReportedUsage | null;
-  model: string | null;
-  /** What the model wrote, for metering to count; read only when no usage came. */
-  completionText: string;
-  /** Items in `data` (images of an image generation; embeddings otherwise). */
-  items: number;
-}
-
-/** Null when the body is not a JSON object: no answer at all. */
-export function summarizeJson(body: Buffer): JsonSummary | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const json = parsed as {
-    model?: unknown;
-    usage?: {
-      prompt_tokens?: number;
-      completion_tokens?: number;
-      input_tokens?: number;
-      output_tokens?: number;
-      prompt_tokens_details?: { cached_tokens?: number };
-    };
-    choices?: unknown;
-    data?: unknown;
-  };
-  const reported = typeof json.usage === 'object' && json.usage !== null ? json.usage : undefined;
-  const prompt = reported?.prompt_tokens ?? reported?.input_tokens;
-  const usage =
-    typeof prompt === 'number'
-      ? {
-          promptTokens: prompt,
-          completionTokens: reported?.completion_tokens ?? reported?.output_tokens ?? 0,
-          ...cachedOf(reported),
-        }
-      : null;
-  const choices =
-    !usage && Array.isArray(json.choices)
-      ? (json.choices as ({ message?: { content?: unknown } } | null)[])
-      : [];
-  const completionText = choices
-    .map((c) => (typeof c?.message?.content === 'string' ? c.message.content : ''))
-    .join('');
-  return {
-    usage,
-    model: typeof json.model === 'string' ? json.model : null,
-    completionText,
-    items: Array.isArray(json.data) ? json.data.length : 0,
-  };
-}
-
-/** OpenAI reports the input read from its prompt cache inside `prompt_tokens`, and apart. */
-function cachedOf(
-  usage: { prompt_tokens_details?: { cached_tokens?: number } | null } | undefined,
-): {
-  cachedTokens?: number;
-} {
-  const cached = usage?.prompt_tokens_details?.cached_tokens;
-  return typeof cached === 'number' && cached > 0 ? { cachedTokens: cached } : {};
 }
 
 /**

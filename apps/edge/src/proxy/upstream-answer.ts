@@ -3,7 +3,7 @@ import { type StreamTranslator } from '@switchyard/providers';
 import { redactAndCut } from '@switchyard/observability';
 import { type Candidate } from '@switchyard/routing';
 import { UpstreamUnreachable, type UpstreamResponse } from '../upstream/upstream-client.js';
-import { type JsonSummary } from './stream-observer.js';
+import { type JsonSummary } from './json-summary.js';
 
 // Reading what an upstream answered: enough of it to know whether the attempt delivered,
 // and the words the router and the client get when it did not.

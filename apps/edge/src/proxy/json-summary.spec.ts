@@ -116,6 +116,8 @@ describe('summarizeJson', () => {
       // Cut just before the last brace: the usage closes, the answer does not.
       '{"model":"m","usage":{"prompt_tokens":1,"completion_tokens":2}',
       '{"model":"m","usage":{"prompt_tokens":1,"completion_tokens":2}}}',
+      // The first object closes before the model: it is in none.
+      '{"a":1},"model":"x","usage":{"prompt_tokens":1}}',
       '[1]',
       'null',
       '7',

@@ -138,7 +138,7 @@ function summaryAtEnds(body: Buffer): JsonSummary | null {
 function modelNear(body: Buffer, first: number): string | null | undefined {
   const key = body.indexOf(MODEL_KEY, first);
   if (key < 0) return null;
-  if (key > MODEL_WITHIN_BYTES || !isKeyAt(body, key) || !atTopLevel(body, first + 1, key))
+  if (key > MODEL_WITHIN_BYTES || !isKeyAt(body, key) || !atSameLevel(body, first + 1, key))
     return undefined;
   const value = valueAfter(body, key + MODEL_KEY.length);
   if (value < 0) return undefined;
@@ -190,21 +190,16 @@ function closingOf(body: Buffer, from: number, end: number): number {
   return -1;
 }
 
-/** Whether `to` is outside every string and nested value that starts at or after `from`. */
-function atTopLevel(body: Buffer, from: number, to: number): boolean {
-  let depth = 0;
+/** Whether `to` is at the level of `from`: outside every string and value begun since. */
+function atSameLevel(body: Buffer, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
     const byte = body[i];
-    if (byte === QUOTE) {
-      i = stringEnd(body, i, to);
-      if (i < 0) return false;
-    } else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      depth++;
-    } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
-      depth--;
-    }
+    if (byte === QUOTE) i = stringEnd(body, i, to);
+    else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) i = closingOf(body, i + 1, to);
+    else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) return false;
+    if (i < 0) return false;
   }
-  return depth === 0;
+  return true;
 }
 
 /** The index of the quote closing the string opened at `open`; -1 when not before `end`. */

@@ -133,6 +133,43 @@ describe('AccountLimiter (real Redis)', () => {
     expect(again.map((r) => r.kind)).toEqual(['acquired', 'acquired', 'acquired']);
   });
 
+  it('sends a freed slot at once, and corrections with the next batch', async () => {
+    // Corrections wait a minute here: within the test, only a slot or a flush sends them.
+    const patient = new AccountLimiter(redis, { correctionWaitMs: 60_000 });
+    const big = (accounts: AccountLimits[]) =>
+      patient.acquire({ requestId: nextId(), estimatedTokens: 800, accounts });
+    try {
+      // 300 tokens estimated, 10 used: 800 more fit once the correction is in Redis.
+      const tokensOnly = [account(41, { tpm: 1_000 })];
+      const first = await patient.acquire({
+        requestId: nextId(),
+        estimatedTokens: 300,
+        accounts: tokensOnly,
+      });
+      if (first.kind !== 'acquired') throw new Error(`not acquired: ${first.kind}`);
+      first.lease.release(10);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await big(tokensOnly)).kind).toBe('saturated');
+      await patient.flush();
+      expect((await big(tokensOnly)).kind).toBe('acquired');
+
+      // A slot goes back on its own, and the correction of its request with it.
+      const withSlot = [account(42, { tpm: 1_000, concurrency: 1 })];
+      const held = await patient.acquire({
+        requestId: nextId(),
+        estimatedTokens: 300,
+        accounts: withSlot,
+      });
+      if (held.kind !== 'acquired') throw new Error(`not acquired: ${held.kind}`);
+      held.lease.release(10);
+      await waitFor(async () => (await big(withSlot)).kind === 'acquired' || undefined, {
+        what: 'the slot and the correction given back',
+      });
+    } finally {
+      await patient.close();
+    }
+  });
+
   it('lets a concurrency lease of a dead holder expire on its own', async () => {
     const shortLeases = new AccountLimiter(redis, { leaseMs: 100 });
     const accounts = [account(5, { concurrency: 1 })];

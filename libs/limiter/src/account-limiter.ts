@@ -166,12 +166,13 @@ return 0
  */
 const RELEASE_SLOTS_MS = 5;
 /**
- * How soon the rest reaches Redis: a request's token correction and the spares of an
- * expired block. Mostly they give back an estimate that was higher than the use. They land
- * in minute-long windows, so a wait of 50 ms changes little, and it saves the edge and
- * Redis a script call every 5 ms (docs/performance.md, "Corrections every 50 ms").
+ * How soon the rest reaches Redis, unless a slot takes it along: a request's token
+ * correction and the spares of an expired block. Mostly they give back an estimate that
+ * was higher than the use. They land in minute-long windows, so a wait of 50 ms changes
+ * little, and it saves the edge and Redis a script call every 5 ms (docs/performance.md,
+ * "Corrections every 50 ms").
  */
-const RELEASE_REST_MS = 50;
+const CORRECTION_WAIT_MS = 50;
 const RELEASE_BATCH = 100;
 
 export interface AccountLimits extends Limits {
@@ -205,6 +206,8 @@ export interface LimiterOptions {
   leaseMs?: number;
   /** How long a block of requests or tokens may be spent after it was taken. */
   validityMs?: number;
+  /** How long what finished requests give back, other than slots, may wait for its batch. */
+  correctionWaitMs?: number;
 }
 
 export function hasLimits(account: Limits): boolean {
@@ -246,6 +249,7 @@ export class AccountLimiter {
   private readonly leaseMs: number;
   private readonly validityMs: number;
   private readonly slotReuseMs: number;
+  private readonly correctionWaitMs: number;
   /** Names this edge's log entries and slots apart from other replicas'. */
   private readonly edgeId = randomBytes(6).toString('hex');
   private sequence = 0;
@@ -268,6 +272,7 @@ export class AccountLimiter {
     // A reused slot keeps most of its lease, so a request on it is covered as long as one
     // on a fresh slot.
     this.slotReuseMs = Math.min(SLOT_REUSE_MS, this.leaseMs / 2);
+    this.correctionWaitMs = options.correctionWaitMs ?? CORRECTION_WAIT_MS;
     this.acquireScript = new TurnBatchedScript(redis, 'switchyardAcquireAccount', ACQUIRE);
     redis.defineCommand('switchyardReleaseAccount', { lua: RELEASE });
     const commands = redis as unknown as Record<string, ScriptCommand<never>>;
@@ -463,7 +468,7 @@ export class AccountLimiter {
     }
     const wait = givebacks.some((giveback) => giveback.kind === 'slot')
       ? RELEASE_SLOTS_MS
-      : RELEASE_REST_MS;
+      : this.correctionWaitMs;
     const due = performance.now() + wait;
     if (this.releaseTimer && this.releaseDue <= due) return;
     clearTimeout(this.releaseTimer);

@@ -138,16 +138,16 @@ describe('AccountLimiter (real Redis)', () => {
     const patient = new AccountLimiter(redis, { correctionWaitMs: 60_000 });
     const big = (accounts: AccountLimits[]) =>
       patient.acquire({ requestId: nextId(), estimatedTokens: 800, accounts });
+    /** A request estimated at 300 tokens that used 10. */
+    const small = async (accounts: AccountLimits[]) => {
+      const result = await patient.acquire({ requestId: nextId(), estimatedTokens: 300, accounts });
+      if (result.kind !== 'acquired') throw new Error(`not acquired: ${result.kind}`);
+      result.lease.release(10);
+    };
     try {
-      // 300 tokens estimated, 10 used: 800 more fit once the correction is in Redis.
+      // 800 more tokens fit once the correction is in Redis.
       const tokensOnly = [account(41, { tpm: 1_000 })];
-      const first = await patient.acquire({
-        requestId: nextId(),
-        estimatedTokens: 300,
-        accounts: tokensOnly,
-      });
-      if (first.kind !== 'acquired') throw new Error(`not acquired: ${first.kind}`);
-      first.lease.release(10);
+      await small(tokensOnly);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect((await big(tokensOnly)).kind).toBe('saturated');
       await patient.flush();
@@ -155,13 +155,7 @@ describe('AccountLimiter (real Redis)', () => {
 
       // A slot goes back on its own, and the correction of its request with it.
       const withSlot = [account(42, { tpm: 1_000, concurrency: 1 })];
-      const held = await patient.acquire({
-        requestId: nextId(),
-        estimatedTokens: 300,
-        accounts: withSlot,
-      });
-      if (held.kind !== 'acquired') throw new Error(`not acquired: ${held.kind}`);
-      held.lease.release(10);
+      await small(withSlot);
       await waitFor(async () => (await big(withSlot)).kind === 'acquired' || undefined, {
         what: 'the slot and the correction given back',
       });

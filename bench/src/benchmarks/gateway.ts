@@ -27,13 +27,17 @@ import {
   startDeployedMetering,
 } from '../lib/deployed.js';
 import { benchEnvironment } from '../lib/environment.js';
-import { FLOORS, startFloor, type Floor } from '../lib/floors.js';
+import { FLOORS, startFloor, startShellFloor, type Floor } from '../lib/floors.js';
 import { seedChannel, seedToken } from '../lib/seed.js';
 
 // The gateway's overhead, side by side in one run: the same requests sent straight to a
 // zero-latency upstream, through two bare Node pass-throughs (the floor of any Node gateway
-// here, over Node's own client and over undici: bench/src/lib/bare-proxy.ts), through Portkey's gateway (1.15.2, a pass-through proxy with no
-// auth, limits or metering: bench/portkey) and through Switchyard with everything on (bearer
+// here, over Node's own client and over undici: bench/src/lib/bare-proxy.ts), through the
+// undici floor inside the suite's service shell (NestJS, the bus, BullMQ's producer, the pool,
+// metrics and health loaded and started as in the edge, and nothing per request but the
+// pass-through: bench/src/lib/shell-floor.ts), through Portkey's gateway (1.15.2, a
+// pass-through proxy with no auth, limits or metering: bench/portkey) and through Switchyard
+// with everything on (bearer
 // auth, routing, account and token limits, usage records settled into Postgres by the
 // metering worker, outcomes reported to the router). The load generator and the upstream
 // share CPU 0; the gateway under test has CPU 1 (Switchyard: its edge, router and metering
@@ -78,6 +82,7 @@ const ALL_TARGETS = [
   'direct',
   'floor-pipe',
   'floor-undici',
+  'shell',
   'portkey',
   'switchyard',
   'switchyard-nolimits',
@@ -251,6 +256,10 @@ async function run(): Promise<Report> {
         { timeoutMs: 20_000, what: 'Portkey listening' },
       );
     }
+    const shell = TARGETS.includes('shell')
+      ? await startShellFloor(env, mock.url, GATEWAY_CPU)
+      : undefined;
+    if (shell) apps.push(shell);
     const floorUrls = {} as Record<Floor, string>;
     for (const floor of FLOORS) {
       if (!TARGETS.includes(floor)) continue;
@@ -266,6 +275,7 @@ async function run(): Promise<Report> {
     const gateways: Record<string, number> = { edge: processes.edge };
     if (portkey) gateways.portkey = portkey.pid!;
     for (const [floor, child] of Object.entries(floors)) gateways[floor] = child.pid!;
+    if (shell) gateways.shell = shell.child.pid!;
     const resting: Record<string, number> = {};
     for (const [name, pid] of Object.entries(gateways))
       resting[name] = await residentMemoryMiB(pid);
@@ -286,6 +296,11 @@ async function run(): Promise<Report> {
       },
       'floor-undici': {
         url: `${floorUrls['floor-undici']}/v1/chat/completions`,
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        model: 'gpt-4o-mini',
+      },
+      shell: {
+        url: `${shell?.url}/v1/chat/completions`,
         authorization: `Bearer ${UPSTREAM_KEY}`,
         model: 'gpt-4o-mini',
       },
@@ -315,7 +330,9 @@ async function run(): Promise<Report> {
           ? processes.edge
           : target === 'floor-pipe' || target === 'floor-undici'
             ? floors[target]!.pid!
-            : portkey!.pid!;
+            : target === 'shell'
+              ? shell!.child.pid!
+              : portkey!.pid!;
     const rows: Row[] = [];
     for (const kind of ['json', 'stream'] as const) {
       for (const connections of [1, 64]) {
@@ -472,8 +489,9 @@ if (floorsRun.length > 0 && TARGETS.includes('switchyard') && TARGETS.includes('
     unit: string;
     /** Switchyard against the floor: a ratio, or a difference in the figure's unit. */
     compare: 'ratio' | 'difference';
-    target: string;
-    met: (edge: number, floor: number) => boolean;
+    /** The issue's target for the figure, if it has one. */
+    target?: string;
+    met?: (edge: number, floor: number) => boolean;
   }
   const figures: Figure[] = [
     {
@@ -525,14 +543,32 @@ if (floorsRun.length > 0 && TARGETS.includes('switchyard') && TARGETS.includes('
       target: '<= +20 MiB',
       met: (edge, floor) => edge <= floor + 20,
     },
+    {
+      // Not a target of its own: the part of the peak that is there before any request.
+      name: 'resident memory at rest',
+      of: (t) => report.restingMemoryMiB[t === 'switchyard' ? 'edge' : t]!,
+      unit: 'MiB',
+      compare: 'difference',
+    },
   ];
   const number = (value: number, unit: string) =>
     unit === 'ms' ? value.toFixed(3) : value.toFixed(0);
-  const summary: Record<string, { floor: number; floorTarget: Target; edge: number }> = {};
+  const against = (figure: Figure, value: number, floor: number) =>
+    figure.compare === 'ratio'
+      ? `${(value / floor).toFixed(2)}x`
+      : `${value - floor >= 0 ? '+' : ''}${number(value - floor, figure.unit)} ${figure.unit}`;
+  // The service shell alone (lib/shell-floor.ts), when it ran: what of Switchyard's excess
+  // any edge built on the suite's stack has before its first feature.
+  const withShell = TARGETS.includes('shell');
+  const summary: Record<
+    string,
+    { floor: number; floorTarget: Target; edge: number; shell?: number }
+  > = {};
   log();
   log('against the floor (the cheaper pass-through for each figure, this run):');
   log(
-    'figure                                   floor (which)          switchyard  against floor  target        met',
+    'figure                                   floor (which)          switchyard  against floor  target        met' +
+      (withShell ? '   shell alone  against floor' : ''),
   );
   for (const figure of figures) {
     const [cheapest] = [...floorsRun].sort((a, b) =>
@@ -540,19 +576,22 @@ if (floorsRun.length > 0 && TARGETS.includes('switchyard') && TARGETS.includes('
     );
     const floor = figure.of(cheapest!);
     const edge = figure.of('switchyard');
-    summary[figure.name] = { floor, floorTarget: cheapest!, edge };
-    const against =
-      figure.compare === 'ratio'
-        ? `${(edge / floor).toFixed(2)}x`
-        : `${edge - floor >= 0 ? '+' : ''}${number(edge - floor, figure.unit)} ${figure.unit}`;
+    const shell = withShell ? figure.of('shell') : undefined;
+    summary[figure.name] = { floor, floorTarget: cheapest!, edge, ...(withShell && { shell }) };
     log(
       [
         figure.name.padEnd(40),
         `${number(floor, figure.unit)} ${figure.unit} (${cheapest})`.padEnd(22),
         `${number(edge, figure.unit)} ${figure.unit}`.padStart(11),
-        against.padStart(14),
-        ` ${figure.target}`.padEnd(14),
-        figure.met(edge, floor) ? 'yes' : 'no',
+        against(figure, edge, floor).padStart(14),
+        ` ${figure.target ?? '-'}`.padEnd(14),
+        (figure.met ? (figure.met(edge, floor) ? 'yes' : 'no') : '-').padEnd(3),
+        ...(shell === undefined
+          ? []
+          : [
+              `${number(shell, figure.unit)} ${figure.unit}`.padStart(13),
+              against(figure, shell, floor).padStart(14),
+            ]),
       ].join(' '),
     );
   }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitFor } from '@switchyard/testing';
+import { freePort, startApp, waitFor, type AppProcess } from '@switchyard/testing';
+import { EDGE_NODE_FLAGS } from './deployed.js';
 
 // The floors a gateway is read against (bare-proxy.ts), started as the gateway benchmark and
 // the system-call count start them: pinned to the gateway's core, passing through to the
@@ -42,4 +43,24 @@ export async function startFloor(
     { timeoutMs: 10_000, what: `${floor} listening` },
   );
   return { url, child };
+}
+
+const SHELL_FLOOR = fileURLToPath(new URL('./shell-floor.js', import.meta.url));
+
+/**
+ * The undici floor inside the suite's service shell (shell-floor.ts), started as the edge is
+ * deployed (its V8 flags), with the edge's environment `env`, once it is ready.
+ */
+export function startShellFloor(
+  env: Record<string, string>,
+  upstreamUrl: string,
+  cpus: string,
+): Promise<AppProcess> {
+  return startApp('edge', {
+    entry: SHELL_FLOOR,
+    env: { ...env, UPSTREAM_URL: upstreamUrl },
+    cpus,
+    readyPath: '/readyz',
+    nodeFlags: [...EDGE_NODE_FLAGS],
+  });
 }

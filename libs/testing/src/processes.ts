@@ -103,6 +103,11 @@ export interface StartOptions {
   nodeFlags?: string[];
   /** Another checkout whose built app to run (a benchmark's baseline); this one by default. */
   root?: string;
+  /**
+   * Another entry point started as the app, with its ports and environment (a benchmark's
+   * stand-in for it); the app's own `dist/main.js` by default.
+   */
+  entry?: string;
 }
 
 export async function startApp(name: AppName, options: StartOptions = {}): Promise<AppProcess> {
@@ -122,7 +127,7 @@ export async function startApp(name: AppName, options: StartOptions = {}): Promi
   const command = [
     process.execPath,
     ...(options.nodeFlags ?? []),
-    path.join(options.root ?? repositoryRoot, 'apps', name, 'dist', 'main.js'),
+    options.entry ?? path.join(options.root ?? repositoryRoot, 'apps', name, 'dist', 'main.js'),
   ];
   // taskset execs node in place, so the child's pid is the app's (benchmarks read /proc/<pid>).
   if (options.cpus) command.unshift('taskset', '-c', options.cpus);

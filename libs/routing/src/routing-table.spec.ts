@@ -1,5 +1,5 @@
 import type { RoutedChannel, RoutingSnapshot } from '@switchyard/contracts';
-import { RoutingTable, weightedOrder } from './routing-table.js';
+import { RoutingTable, inRandomOrder, weightedOrder } from './routing-table.js';
 import { routedChannel as channel, routedKey } from './testing.js';
 
 const key = (id: number, coolingUntil: number | null = null) => routedKey(id, { coolingUntil });
@@ -131,5 +131,65 @@ describe('RoutingTable', () => {
   it('offers every account of an aggregated channel', () => {
     const pool = channel(1, { kind: 'aggregated', keys: [key(11), key(12), key(13)] });
     expect([...table(pool).candidates(query)].map((c) => c.key.id).sort()).toEqual([11, 12, 13]);
+  });
+
+  it('offers the accounts of a pool in a uniformly random order', () => {
+    const pool = table(channel(1, { keys: [key(11), key(12), key(13), key(14)] }));
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const orders = new Map<string, number>();
+    const draws = 24_000;
+    for (let i = 0; i < draws; i += 1) {
+      const order = [...pool.candidates({ ...query, random })].map((c) => c.key.id).join();
+      orders.set(order, (orders.get(order) ?? 0) + 1);
+    }
+    // All 24 orders of four accounts, each within 15 % of a 24th of the draws (a shuffle
+    // that swaps with any position, not only those after, is off by up to 60 %).
+    expect(orders.size).toBe(24);
+    for (const count of orders.values()) {
+      expect(count).toBeGreaterThan((0.85 * draws) / 24);
+      expect(count).toBeLessThan((1.15 * draws) / 24);
+    }
+  });
+
+  it('draws only the accounts a request takes, however large the pool', () => {
+    const size = 100_000;
+    const keys = Array.from({ length: size }, (_, i) => key(i + 1));
+    const pool = table(channel(1, { kind: 'aggregated', keys }));
+    let draws = 0;
+    const random = () => {
+      draws += 1;
+      return Math.random();
+    };
+    const candidates = pool.candidates({ ...query, random });
+    candidates.next();
+    candidates.next();
+    candidates.next();
+    expect(draws).toBe(3);
+    // Drawn to the end, the order is every account once.
+    const ids = new Set([...pool.candidates(query)].map((c) => c.key.id));
+    expect(ids.size).toBe(size);
+  });
+
+  it('draws nothing from a pool whose every account is cooling down', () => {
+    const cooling = channel(1, { priority: 1, keys: [key(11, 5_000), key(12, 9_000)] });
+    let draws = 0;
+    const random = () => {
+      draws += 1;
+      return Math.random();
+    };
+    const ids = [...table(cooling, channel(2)).candidates({ ...query, random })].map(
+      (c) => c.key.id,
+    );
+    expect(ids).toEqual([20]);
+    expect(draws).toBe(0);
+  });
+
+  it('draws a random order one item at a time, each item once', () => {
+    const items = Array.from({ length: 50 }, (_, i) => i);
+    const order = [...inRandomOrder(items, Math.random)];
+    expect([...order].sort((a, b) => a - b)).toEqual(items);
+    expect(order).not.toEqual(items);
+    expect([...inRandomOrder([], Math.random)]).toEqual([]);
   });
 });

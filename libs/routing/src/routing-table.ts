@@ -28,6 +28,8 @@ export interface CandidateQuery {
 interface IndexedChannel {
   channel: RoutedChannel;
   groups: ReadonlySet<string>;
+  /** When the first of its accounts is out of its cool-down (-Infinity: one never was in it). */
+  firstWarmAt: number;
 }
 
 export type Unavailability = 'no_channel' | 'none_healthy';
@@ -38,7 +40,14 @@ export class RoutingTable {
 
   constructor(readonly snapshot: RoutingSnapshot) {
     for (const channel of snapshot.channels) {
-      const indexed = { channel, groups: new Set(channel.groups) };
+      const indexed = {
+        channel,
+        groups: new Set(channel.groups),
+        firstWarmAt: channel.keys.reduce(
+          (earliest, key) => Math.min(earliest, key.coolingUntil ?? -Infinity),
+          Infinity,
+        ),
+      };
       for (const entry of new Set(channel.models)) {
         if (isWildcard(entry)) {
           this.wildcards.push({ entry, channel: indexed });
@@ -112,8 +121,10 @@ export class RoutingTable {
   *candidates(query: CandidateQuery): Generator<Candidate> {
     const random = query.random ?? Math.random;
     const tiers = new Map<number, RoutedChannel[]>();
-    for (const { channel, groups } of this.channelsFor(query.model)) {
+    for (const { channel, groups, firstWarmAt } of this.channelsFor(query.model)) {
       if (!groups.has(query.group) || query.excludedChannels?.has(channel.id)) continue;
+      // Every account cooling down: nothing to offer, and nothing to draw.
+      if (firstWarmAt > query.now) continue;
       const tier = tiers.get(channel.priority) ?? [];
       tier.push(channel);
       tiers.set(channel.priority, tier);
@@ -121,12 +132,11 @@ export class RoutingTable {
     for (const priority of [...tiers.keys()].sort((a, b) => b - a)) {
       for (const channel of weightedOrder(tiers.get(priority)!, random)) {
         const upstreamModel = channel.modelMapping[query.model] ?? query.model;
-        const keys = channel.keys.filter(
-          (key) =>
-            !query.excludedKeys?.has(key.id) &&
-            (key.coolingUntil === null || key.coolingUntil <= query.now),
-        );
-        for (const key of shuffle(keys, random)) yield { channel, key, upstreamModel };
+        for (const key of inRandomOrder(channel.keys, random)) {
+          if (query.excludedKeys?.has(key.id)) continue;
+          if (key.coolingUntil !== null && key.coolingUntil > query.now) continue;
+          yield { channel, key, upstreamModel };
+        }
       }
     }
   }
@@ -148,12 +158,20 @@ export function weightedOrder<T extends { weight: number }>(items: T[], random: 
     .map((entry) => entry.item);
 }
 
-function shuffle<T>(items: T[], random: () => number): T[] {
-  if (items.length < 2) return items;
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+/**
+ * The items in a uniformly random order, drawn as they are asked for: a Fisher–Yates
+ * shuffle that keeps only the positions its swaps moved. A request takes its first account
+ * of a pool and fails over to a few more at most, so a relay of thousands of accounts costs
+ * it a few draws, not a copy and a shuffle of the whole pool on every request.
+ */
+export function* inRandomOrder<T>(items: readonly T[], random: () => number): Generator<T> {
+  /** Position → index of the item a swap left there; unlisted positions hold their own. */
+  let moved: Map<number, number> | undefined;
+  for (let drawn = 0; drawn < items.length; drawn += 1) {
+    const left = items.length - drawn;
+    const at = left > 1 ? drawn + Math.floor(random() * left) : drawn;
+    const index = moved?.get(at) ?? at;
+    if (at !== drawn) (moved ??= new Map()).set(at, moved.get(drawn) ?? drawn);
+    yield items[index]!;
   }
-  return copy;
 }

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       provider: 'openai',
       baseUrl: mock.url,
       models: [MODEL],
-      key: UPSTREAM_KEY,
+      keys: [UPSTREAM_KEY],
     });
     await query(
       bench.databaseUrl,

@@ -19,7 +19,8 @@ import {
 //
 //   BASELINE_ROOT=/path/to/built-checkout node bench/dist/benchmarks/checkouts.js
 //   (BENCH_SECONDS per turn, default 2; BENCH_ROUNDS, default 8; BENCH_CONNECTIONS, default 64;
-//   BENCH_PROMPT_BYTES, a prompt of that size, which the mock echoes in its answer)
+//   BENCH_PROMPT_BYTES, a prompt of that size, which the mock echoes in its answer;
+//   BENCH_ACCOUNTS, the channel's accounts, default 1: a relay's pool of that many)
 
 const LOAD_CPU = '0';
 const GATEWAY_CPU = '1';
@@ -27,12 +28,19 @@ const SLOT_SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const PROMPT_BYTES = Number(process.env.BENCH_PROMPT_BYTES ?? 0);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1);
 
 const roots = checkoutRoots('a built checkout to compare this one with');
 const { database, base } = await comparisonBase();
 const apps: AppProcess[] = [];
 try {
-  const token = await benchChannel({ env: base, cpus: LOAD_CPU, apps, limited: true });
+  const token = await benchChannel({
+    env: base,
+    cpus: LOAD_CPU,
+    apps,
+    limited: true,
+    accounts: ACCOUNTS,
+  });
   const edges = {} as Record<keyof typeof roots, AppProcess>;
   for (const [name, root] of Object.entries(roots) as [keyof typeof roots, string][]) {
     const env = { ...base, REDIS_PREFIX: `bench-ab-${name}-${randomBytes(3).toString('hex')}` };

@@ -78,7 +78,7 @@ async function seed(
       provider,
       baseUrl: upstreamUrl,
       models: [MODELS[provider]],
-      key: UPSTREAM_KEY,
+      keys: [UPSTREAM_KEY],
     });
   }
   return seedToken(databaseUrl, { name: 'conversion' });

@@ -132,7 +132,7 @@ async function seed(
     provider: 'openai',
     baseUrl: upstreamUrl,
     models: ['gpt-4o-mini'],
-    key: UPSTREAM_KEY,
+    keys: [UPSTREAM_KEY],
     limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 },
   });
   await seedChannel(databaseUrl, cipher, {
@@ -140,7 +140,7 @@ async function seed(
     provider: 'openai',
     baseUrl: upstreamUrl,
     models: ['gpt-4o'],
-    key: UPSTREAM_KEY,
+    keys: [UPSTREAM_KEY],
   });
   return {
     limited: await seedToken(databaseUrl, {

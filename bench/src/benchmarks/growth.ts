@@ -271,7 +271,7 @@ async function main(): Promise<void> {
       provider: 'openai',
       baseUrl: mock.url,
       models: [MODEL],
-      key: UPSTREAM_KEY,
+      keys: [UPSTREAM_KEY],
       limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 },
     });
     const token = await seedToken(bench.databaseUrl, { name: 'limited', limits: LIMITS });

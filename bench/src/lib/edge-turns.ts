@@ -127,10 +127,16 @@ export async function benchChannel(options: {
   apps: AppProcess[];
   /** Limits on the channel and the token far above the load, as the gateway benchmark's. */
   limited?: boolean;
+  /** The channel's accounts, each one the mock knows: 1 by default, more for a relay's pool. */
+  accounts?: number;
 }): Promise<string> {
   const { env } = options;
+  const keys =
+    (options.accounts ?? 1) === 1
+      ? [UPSTREAM_KEY]
+      : Array.from({ length: options.accounts! }, (_, i) => `${UPSTREAM_KEY}-${i}`);
   const mock = await startApp('mock-upstream', {
-    env: { ...env, MOCK_ACCOUNTS: UPSTREAM_KEY },
+    env: { ...env, MOCK_ACCOUNTS: keys.join(',') },
     cpus: options.cpus,
   });
   options.apps.push(mock);
@@ -139,7 +145,7 @@ export async function benchChannel(options: {
     provider: 'openai',
     baseUrl: mock.url,
     models: ['gpt-4o'],
-    key: UPSTREAM_KEY,
+    keys,
     ...(options.limited
       ? { limits: { rpm: 100_000_000, tpm: 2_000_000_000, concurrency: 100_000 } }
       : {}),

@@ -2,15 +2,18 @@ import { generateGatewayToken, lastFour, SecretCipher, sha256Hex } from '@switch
 import { query } from '@switchyard/testing';
 
 // What the gateway benchmarks route through, written straight into their database: channels
-// on the mock upstream, each holding one upstream key, and the tokens the load is sent with.
+// on the mock upstream, each holding its upstream keys, and the tokens the load is sent with.
 
 export interface ChannelSeed {
   name: string;
   provider: 'openai' | 'anthropic' | 'gemini';
   baseUrl: string;
   models: string[];
-  /** The key the channel calls the upstream with, sealed as the apps' SECRET_KEYS read it. */
-  key: string;
+  /**
+   * The keys (accounts) the channel calls the upstream with, sealed as the apps' SECRET_KEYS
+   * read them: one for a single account, many for a relay's pool.
+   */
+  keys: string[];
   /** None: the request's path takes no Redis round trip for the channel. */
   limits?: { rpm: number; tpm: number; concurrency: number };
 }
@@ -36,8 +39,14 @@ export async function seedChannel(
   );
   await query(
     databaseUrl,
-    `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour") VALUES ($1, $2, $3, $4)`,
-    [row!.id, cipher.seal(channel.key), sha256Hex(channel.key), lastFour(channel.key)],
+    `INSERT INTO "ChannelKey" ("channelId", "secretCiphertext", fingerprint, "lastFour")
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[])`,
+    [
+      row!.id,
+      channel.keys.map((key) => cipher.seal(key)),
+      channel.keys.map(sha256Hex),
+      channel.keys.map(lastFour),
+    ],
   );
 }
 

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from './logger.js';
 import {
+  KnownSecrets,
   REDACTED,
   maskCredentials,
   redactAndCut,
@@ -97,5 +98,59 @@ describe('the logger', () => {
     logger.warn({ err: new Error('401: logged-upstream-secret-2') }, 'upstream refused');
     expect(text).toContain('upstream refused');
     expect(text).not.toContain('logged-upstream-secret-2');
+  });
+});
+
+describe('known secrets', () => {
+  /** A deterministic source of randomness: the same texts on every run. */
+  function randomOf(seed: number): () => number {
+    let state = seed;
+    return () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  }
+
+  it('are removed by one scan, once there are many, as the search one by one removes them', () => {
+    const random = randomOf(11);
+    const pick = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    // Some share their first characters (one is even the start of another), as keys of one
+    // provider do; the longest of those must win.
+    const targets = [
+      'sk-proj-abcdefgh',
+      'sk-proj-abcdefghijkl',
+      'sk-proj-zyxwvuts-1',
+      'AKIAEXAMPLEKEY01',
+      'x7Qw9-secret-part',
+    ];
+    const decoys = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0 ? `sk-proj-${pick('ABCDEFGH0123', 12)}` : pick('ABCDEFGHJKLMN0123456789', 20),
+    );
+    const few = new KnownSecrets();
+    const many = new KnownSecrets();
+    for (const form of targets) {
+      few.add(form);
+      many.add(form);
+    }
+    for (const form of decoys) many.add(form);
+    for (let i = 0; i < 400; i += 1) {
+      let text = '';
+      const parts = Math.floor(random() * 6);
+      for (let part = 0; part < parts; part += 1) {
+        text += pick(' abc:/"=\n', Math.floor(random() * 12));
+        text += targets[Math.floor(random() * targets.length)];
+      }
+      text += pick(' abc:/"=', Math.floor(random() * 5));
+      expect(many.removeFrom(text)).toBe(few.removeFrom(text));
+      for (const target of targets) expect(many.removeFrom(text)).not.toContain(target);
+    }
+    expect(many.removeFrom('short')).toBe('short');
+    expect(many.removeFrom('sk-proj-zyxwvuts-1')).toBe(REDACTED);
+  });
+
+  it('are thousands in an edge in front of relays, each removed from every line', () => {
+    const secrets = Array.from({ length: 2_000 }, (_, i) => `relay-account-${i}-${i * 7919}`);
+    for (const secret of secrets) registerSecret(secret);
+    const quoted = `401 for ${secrets[0]}, then ${secrets[1_999]}:${secrets[1_000]}.`;
+    expect(redactSecrets(quoted)).toBe(`401 for ${REDACTED}, then ${REDACTED}:${REDACTED}.`);
+    expect(redactSecrets('relay-account-12 is not a key')).toBe('relay-account-12 is not a key');
   });
 });

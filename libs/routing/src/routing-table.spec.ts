@@ -192,4 +192,25 @@ describe('RoutingTable', () => {
     expect(order).not.toEqual(items);
     expect([...inRandomOrder([], Math.random)]).toEqual([]);
   });
+
+  it('keeps what the patterns matched for a name, and stays right past the names it keeps', () => {
+    const routes = table(
+      channel(1, { models: ['gpt-4o', 'gpt-4*'] }),
+      channel(2, { models: ['gpt-4*'] }),
+      channel(3, { models: ['*-all'] }),
+      channel(4, { models: ['claude-*'], groups: ['vip'] }),
+    );
+    const ids = (model: string, group = 'default') =>
+      [...routes.candidates({ ...query, model, group })].map((c) => c.channel.id).sort();
+    expect(ids('gpt-4o')).toEqual([1, 2]);
+    expect(ids('gpt-4o')).toEqual([1, 2]);
+    expect(ids('gpt-4-all')).toEqual([1, 2, 3]);
+    expect(ids('claude-3')).toEqual([]);
+    expect(ids('claude-3', 'vip')).toEqual([4]);
+    // More names than a table keeps: what it dropped is found again.
+    for (let i = 0; i < 5_000; i += 1) expect(ids(`model-${i}-all`)).toEqual([3]);
+    expect(ids('gpt-4o')).toEqual([1, 2]);
+    expect(routes.upstreamModels('gpt-4-all', 'default')).toEqual(['gpt-4-all']);
+    expect(routes.serves('claude-3', 'vip')).toBe(true);
+  });
 });

@@ -34,9 +34,20 @@ interface IndexedChannel {
 
 export type Unavailability = 'no_channel' | 'none_healthy';
 
+/**
+ * Model names whose channels, found by the patterns, a table keeps: clients may name any
+ * model, so the names kept are dropped together once there are this many.
+ */
+const PATTERN_MATCHES_KEPT = 4_096;
+
 export class RoutingTable {
   private readonly exact = new Map<string, IndexedChannel[]>();
   private readonly wildcards: { entry: string; channel: IndexedChannel }[] = [];
+  /**
+   * Each name's channels once the patterns were tried on it: every pattern is tried once a
+   * name, not on every request for it (a table is made again at each routing change).
+   */
+  private readonly matched = new Map<string, IndexedChannel[]>();
 
   constructor(readonly snapshot: RoutingSnapshot) {
     for (const channel of snapshot.channels) {
@@ -67,6 +78,8 @@ export class RoutingTable {
   private channelsFor(model: string): IndexedChannel[] {
     const found = this.exact.get(model) ?? [];
     if (this.wildcards.length === 0) return found;
+    const known = this.matched.get(model);
+    if (known) return known;
     const seen = new Set(found.map((c) => c.channel.id));
     const all = [...found];
     for (const { entry, channel } of this.wildcards) {
@@ -75,6 +88,8 @@ export class RoutingTable {
         all.push(channel);
       }
     }
+    if (this.matched.size >= PATTERN_MATCHES_KEPT) this.matched.clear();
+    this.matched.set(model, all);
     return all;
   }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { RoutedChannel, RoutedKey } from '@switchyard/contracts';
+import type { RoutedKey } from '@switchyard/contracts';
 import { redactSecrets, registerSecret } from '@switchyard/observability';
 import { RoutingTable } from '@switchyard/routing';
+import { routedChannel, routedKey } from '@switchyard/routing/testing';
 
 // What a request's routing costs by the size of what it is routed over (docs/performance.md,
 // "A relay's pool of accounts"), in this process:
@@ -21,33 +22,8 @@ const PATTERN_CHANNELS = [1, 100, 1_000, 10_000];
 const LINE =
   '{"level":40,"time":1764488000000,"service":"edge","requestId":"0b6c1f0e-6f1f-4a7b-9a0e-2f3b4c5d6e7f","status":401,"msg":"upstream refused: Incorrect API key provided"}\n';
 
-function channelOf(id: number, keys: RoutedKey[], models = ['gpt-4o']): RoutedChannel {
-  return {
-    id,
-    name: `relay ${id}`,
-    kind: 'aggregated',
-    provider: 'openai',
-    settings: {},
-    baseUrl: 'http://relay',
-    models,
-    modelMapping: {},
-    priority: 0,
-    weight: 1,
-    groups: ['default'],
-    keys,
-  };
-}
-
-/** Microseconds per call of `work`, the best of three timed loops after a warm-up. */
-function keysOf(count: number, firstId = 1): RoutedKey[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: firstId + i,
-    secretCiphertext: '',
-    rpm: null,
-    tpm: null,
-    concurrency: null,
-    coolingUntil: null,
-  }));
+function keysOf(count: number): RoutedKey[] {
+  return Array.from({ length: count }, (_, i) => routedKey(i + 1));
 }
 
 /** The first eight candidates for `gpt-4o`, as a request with failover takes them. */
@@ -59,6 +35,7 @@ function firstEight(table: RoutingTable): () => void {
   };
 }
 
+/** Microseconds per call of `work`, the best of three timed loops after a warm-up. */
 function microsPerCall(work: () => void, calls: number): number {
   for (let i = 0; i < Math.min(calls, 1_000); i += 1) work();
   let best = Infinity;
@@ -80,7 +57,7 @@ for (const size of POOL_SIZES) {
   const table = new RoutingTable({
     version: 1,
     generatedAt: 0,
-    channels: [channelOf(1, keysOf(size))],
+    channels: [routedChannel(1, { kind: 'aggregated', keys: keysOf(size) })],
   });
   const candidates = microsPerCall(firstEight(table), 20_000);
   // The process has opened every account's key by now (one registered secret each).
@@ -108,12 +85,12 @@ for (const size of POOL_SIZES) {
 process.stdout.write('\nchannels with a pattern   first 8 candidates\n');
 for (const count of PATTERN_CHANNELS) {
   const patterned = Array.from({ length: count }, (_, i) =>
-    channelOf(i + 2, keysOf(1, i + 2), [i % 2 === 0 ? `vendor-${i}-*` : `*-${i}-all`]),
+    routedChannel(i + 2, { models: [i % 2 === 0 ? `vendor-${i}-*` : `*-${i}-all`] }),
   );
   const table = new RoutingTable({
     version: 1,
     generatedAt: 0,
-    channels: [channelOf(1, keysOf(1)), ...patterned],
+    channels: [routedChannel(1), ...patterned],
   });
   const candidates = microsPerCall(firstEight(table), 20_000);
   process.stdout.write(

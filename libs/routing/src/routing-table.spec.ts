@@ -210,6 +210,10 @@ describe('RoutingTable', () => {
     // More names than a table keeps: what it dropped is found again.
     for (let i = 0; i < 5_000; i += 1) expect(ids(`model-${i}-all`)).toEqual([3]);
     expect(ids('gpt-4o')).toEqual([1, 2]);
+    // A name no model has (a megabyte of it) is matched, not kept.
+    const huge = `${'x'.repeat(1_000_000)}-all`;
+    expect(ids(huge)).toEqual([3]);
+    expect(ids(huge)).toEqual([3]);
     expect(routes.upstreamModels('gpt-4-all', 'default')).toEqual(['gpt-4-all']);
     expect(routes.serves('claude-3', 'vip')).toBe(true);
   });

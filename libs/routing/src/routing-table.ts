@@ -1,5 +1,5 @@
 import type { RoutedChannel, RoutedKey, RoutingSnapshot } from '@switchyard/contracts';
-import { isWildcard, matchesModel } from '@switchyard/domain';
+import { MAX_MODEL_LENGTH, isWildcard, matchesModel } from '@switchyard/domain';
 
 // The selection policy, shared by the router and every edge: among the channels that serve
 // the model for the token's group and may take traffic, the highest priority tier first;
@@ -36,7 +36,8 @@ export type Unavailability = 'no_channel' | 'none_healthy';
 
 /**
  * Model names whose channels, found by the patterns, a table keeps: clients may name any
- * model, so the names kept are dropped together once there are this many.
+ * model, so the names kept are dropped together once there are this many, and a name
+ * longer than any model's (MAX_MODEL_LENGTH) is matched again each time, never kept.
  */
 const PATTERN_MATCHES_KEPT = 4_096;
 
@@ -88,6 +89,7 @@ export class RoutingTable {
         all.push(channel);
       }
     }
+    if (model.length > MAX_MODEL_LENGTH) return all;
     if (this.matched.size >= PATTERN_MATCHES_KEPT) this.matched.clear();
     this.matched.set(model, all);
     return all;

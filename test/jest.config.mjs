@@ -15,12 +15,15 @@ export default {
   projects: [
     {
       ...project,
+      displayName: 'e2e',
       testMatch: ['<rootDir>/**/*.spec.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/web/'],
     },
     {
-      // The browser suites share one chat stack, started only when one of them runs.
+      // The browser suites share one chat stack, started only when one of them runs, and
+      // empty it for each other: they run one at a time (package.json's test script).
       ...project,
+      displayName: 'web',
       testMatch: ['<rootDir>/web/**/*.spec.ts'],
       globalSetup: '<rootDir>/support/web-stack.setup.ts',
       globalTeardown: '<rootDir>/support/web-stack.teardown.ts',

@@ -39,10 +39,11 @@ const OPS_PORT_VARIABLE: Partial<Record<AppName, string>> = {
  * range of ephemeral ports: a port from that range (what `listen(0)` hands out) may become
  * the local end of any process's outgoing connection before the server binds it, and the
  * suite opens thousands of those. A port is handed out once per process, and checked free
- * by binding it.
+ * by binding it. Test processes that run side by side (Jest's workers) draw from slices of
+ * their own, so one never takes a port another has handed out but not yet bound.
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = [EPHEMERAL_PORTS_START - LISTEN_PORTS, EPHEMERAL_PORTS_START - 1];
+  const [low, high] = portSlice();
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (handedOut.has(port)) continue;
@@ -63,6 +64,19 @@ const EPHEMERAL_PORTS_START = (() => {
 })();
 /** How many ports below that range the tests use. */
 const LISTEN_PORTS = Math.min(16_384, EPHEMERAL_PORTS_START - 1_025);
+/**
+ * Slices of those ports: one for a process outside Jest's workers (its global setup, a
+ * script), one for each of the first workers; a later worker shares a slice.
+ */
+const PORT_SLICES = 4;
+
+/** This process's slice of the test ports, first and last. */
+function portSlice(): [number, number] {
+  const size = Math.floor(LISTEN_PORTS / PORT_SLICES);
+  const slice = Number(process.env.JEST_WORKER_ID ?? 0) % PORT_SLICES;
+  const low = EPHEMERAL_PORTS_START - LISTEN_PORTS + slice * size;
+  return [low, low + size - 1];
+}
 const handedOut = new Set<number>();
 
 async function bindable(port: number): Promise<boolean> {

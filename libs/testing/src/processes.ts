@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_START_TIMEOUT_MS, WaitAborted, waitFor } from './waiting.js';
@@ -38,17 +39,17 @@ const OPS_PORT_VARIABLE: Partial<Record<AppName, string>> = {
  * A port nothing listens on, for a server the caller starts next. Chosen below the kernel's
  * range of ephemeral ports: a port from that range (what `listen(0)` hands out) may become
  * the local end of any process's outgoing connection before the server binds it, and the
- * suite opens thousands of those. A port is handed out once per process, and checked free
- * by binding it. Test processes that run side by side (Jest's workers) draw from slices of
- * their own, so one never takes a port another has handed out but not yet bound.
+ * suite opens thousands of those. A port is checked free by binding it, and handed out once
+ * in RESERVED_FOR_MS by all the test processes of the machine together (Jest's workers, the
+ * packages' runs side by side): one never takes a port another has handed out but whose
+ * server has not bound it yet.
  */
 export async function freePort(): Promise<number> {
-  const [low, high] = portSlice();
+  const [low, high] = [EPHEMERAL_PORTS_START - LISTEN_PORTS, EPHEMERAL_PORTS_START - 1];
+  mkdirSync(RESERVATIONS, { recursive: true });
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    if (await bindable(port)) return port;
+    if (reserve(port) && (await bindable(port))) return port;
   }
   throw new Error(`no free port found between ${low} and ${high}`);
 }
@@ -64,20 +65,30 @@ const EPHEMERAL_PORTS_START = (() => {
 })();
 /** How many ports below that range the tests use. */
 const LISTEN_PORTS = Math.min(16_384, EPHEMERAL_PORTS_START - 1_025);
-/**
- * Slices of those ports: one for a process outside Jest's workers (its global setup, a
- * script), one for each of the first workers; a later worker shares a slice.
- */
-const PORT_SLICES = 4;
+/** One file per port handed out, named by the port, made only if it is not there. */
+const RESERVATIONS = path.join(tmpdir(), 'switchyard-test-ports');
+/** Far longer than a server takes to bind the port it was given. */
+const RESERVED_FOR_MS = 10 * 60_000;
 
-/** This process's slice of the test ports, first and last. */
-function portSlice(): [number, number] {
-  const size = Math.floor(LISTEN_PORTS / PORT_SLICES);
-  const slice = Number(process.env.JEST_WORKER_ID ?? 0) % PORT_SLICES;
-  const low = EPHEMERAL_PORTS_START - LISTEN_PORTS + slice * size;
-  return [low, low + size - 1];
+/** Claims `port`, unless a test process of this machine claimed it within RESERVED_FOR_MS. */
+function reserve(port: number): boolean {
+  const file = path.join(RESERVATIONS, String(port));
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    try {
+      if (Date.now() - statSync(file).mtimeMs < RESERVED_FOR_MS) return false;
+      // A claim that old is over: its server bound the port long ago, or never will.
+      rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
-const handedOut = new Set<number>();
 
 async function bindable(port: number): Promise<boolean> {
   const server = createServer();

@@ -3,10 +3,10 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 // The end-to-end run (docs/architecture.md, "Running the end-to-end tests"). With no
-// arguments, every suite: first the suites that start what they need for themselves, two
-// at a time, then the browser suites, which share one chat stack and so run one at a time.
-// With arguments (paths, Jest's options), one Jest run of what they name, a suite at a time,
-// as a developer replays one.
+// arguments, every suite: first the suites that start what they need for themselves, one per
+// core and at least two at a time, then the browser suites, which share one chat stack and
+// so run one at a time. With arguments (paths, Jest's options), one Jest run of what they
+// name, a suite at a time, as a developer replays one.
 
 const jest = path.join(import.meta.dirname, '../node_modules/jest/bin/jest.js');
 /** Suites with stacks of their own at once: most of a suite's time is its stack's waits. */
